@@ -1,0 +1,151 @@
+#include "common/service_runner.h"
+
+#include <unistd.h>
+
+#include <thread>
+
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "common/grpc_server.h"
+#include "common/info_service.h"
+#include "common/log.h"
+#include "common/metrics.h"
+#include "common/shutdown_signal.h"
+
+namespace tidepool::common {
+namespace {
+
+constexpr char kVersion[] = TIDEPOOL_VERSION;
+constexpr int kExitStartFailure = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitShutdownTimeout = 3;
+// Beyond the configured grace, how long stopping the HTTP server and hooks may take.
+constexpr absl::Duration kShutdownSlack = absl::Seconds(5);
+
+// Ends the process if shutdown takes longer than its budget, so a stuck peer or hook
+// cannot keep a pod in Terminating forever.
+class ShutdownWatchdog {
+ public:
+  explicit ShutdownWatchdog(absl::Duration budget)
+      : thread_([this, budget] {
+          if (!done_.WaitForNotificationWithTimeout(budget)) {
+            LogError("shutdown_timeout",
+                     {{"budget", budget}, {"action", "exiting without finishing shutdown"}});
+            _exit(kExitShutdownTimeout);
+          }
+        }) {}
+  ~ShutdownWatchdog() {
+    done_.Notify();
+    thread_.join();
+  }
+
+ private:
+  absl::Notification done_;
+  std::thread thread_;
+};
+
+int Serve(ServiceContext& context, ShutdownSignal& shutdown_signal) {
+  const ServiceOptions& options = context.options();
+  auto http = HttpServer::Start(options.listen_address, options.http_port, context.shared_metrics(),
+                                [&context] { return context.CheckReadiness(); });
+  if (!http.ok()) {
+    LogError("start_failed", {{"error", http.status()}});
+    return kExitStartFailure;
+  }
+  auto grpc_server =
+      GrpcServer::Start(options.listen_address, options.grpc_port, context.grpc_services());
+  if (!grpc_server.ok()) {
+    LogError("start_failed", {{"error", grpc_server.status()}});
+    return kExitStartFailure;
+  }
+  LogInfo("started", {{"version", kVersion},
+                      {"grpc", absl::StrCat(options.listen_address, ":", options.grpc_port)},
+                      {"http", absl::StrCat(options.listen_address, ":", options.http_port)}});
+
+  const int signal_number = shutdown_signal.Wait();
+  LogInfo("stopping", {{"signal", strsignal(signal_number)}, {"grace", options.shutdown_timeout}});
+  ShutdownWatchdog watchdog(options.shutdown_timeout + kShutdownSlack);
+  (*grpc_server)->Shutdown(options.shutdown_timeout);
+  LogDebug("grpc_stopped");
+  context.RunShutdownHooks();
+  LogDebug("shutdown_hooks_done");
+  http->reset();
+  LogDebug("http_stopped");
+  LogInfo("stopped");
+  return 0;
+}
+
+}  // namespace
+
+ServiceContext::ServiceContext(std::string name, ServiceOptions options)
+    : name_(std::move(name)),
+      options_(std::move(options)),
+      metrics_(std::make_shared<prometheus::Registry>()) {}
+
+grpc::Service* ServiceContext::AddGrpcService(std::unique_ptr<grpc::Service> service) {
+  services_.push_back(std::move(service));
+  return services_.back().get();
+}
+
+void ServiceContext::AddReadinessCheck(std::string name, ReadinessCheck check) {
+  readiness_checks_.emplace_back(std::move(name), std::move(check));
+}
+
+void ServiceContext::OnShutdown(std::function<void()> stop) {
+  shutdown_hooks_.push_back(std::move(stop));
+}
+
+std::vector<grpc::Service*> ServiceContext::grpc_services() const {
+  std::vector<grpc::Service*> result;
+  result.reserve(services_.size());
+  for (const auto& service : services_) result.push_back(service.get());
+  return result;
+}
+
+absl::Status ServiceContext::CheckReadiness() const {
+  for (const auto& [name, check] : readiness_checks_) {
+    absl::Status status = check();
+    if (!status.ok()) return absl::UnavailableError(absl::StrCat(name, ": ", status.message()));
+  }
+  return absl::OkStatus();
+}
+
+void ServiceContext::RunShutdownHooks() {
+  for (auto it = shutdown_hooks_.rbegin(); it != shutdown_hooks_.rend(); ++it) (*it)();
+  shutdown_hooks_.clear();
+}
+
+int RunService(int argc, char** argv, const ServiceDefinition& definition) {
+  ShutdownSignal shutdown_signal;  // before any thread starts, so all inherit the mask
+  ConfigureLogging(definition.name, LogLevel::kInfo);
+  absl::SetProgramUsageMessage(
+      absl::StrCat(definition.summary, "\n\nUsage: ", definition.name, " [flags]"));
+  std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
+  if (positional.size() > 1) {
+    LogError("invalid_arguments", {{"error", absl::StrCat("unexpected argument \"", positional[1],
+                                                          "\"; see --help for the flags")}});
+    return kExitUsage;
+  }
+  absl::StatusOr<ServiceOptions> options = ReadServiceFlags();
+  if (!options.ok()) {
+    LogError("invalid_flags", {{"error", options.status().message()}});
+    return kExitUsage;
+  }
+  ConfigureLogging(definition.name, options->log_level);
+
+  ServiceContext context(definition.name, *options);
+  RegisterBuildInfo(context.metrics(), definition.name, kVersion);
+  context.AddGrpcService(std::make_unique<InfoServiceImpl>(definition.name, kVersion, absl::Now()));
+  if (definition.setup) {
+    absl::Status setup = definition.setup(context);
+    if (!setup.ok()) {
+      LogError("setup_failed", {{"error", setup}});
+      return setup.code() == absl::StatusCode::kInvalidArgument ? kExitUsage : kExitStartFailure;
+    }
+  }
+  return Serve(context, shutdown_signal);
+}
+
+}  // namespace tidepool::common

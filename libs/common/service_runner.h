@@ -1,0 +1,60 @@
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "common/http_server.h"
+#include "common/service_flags.h"
+#include "grpcpp/impl/codegen/service_type.h"
+#include "prometheus/registry.h"
+
+namespace tidepool::common {
+
+// What a service's setup function gets to wire itself into the process.
+class ServiceContext {
+ public:
+  ServiceContext(std::string name, ServiceOptions options);
+
+  const std::string& name() const { return name_; }
+  const ServiceOptions& options() const { return options_; }
+  prometheus::Registry& metrics() { return *metrics_; }
+  std::shared_ptr<prometheus::Registry> shared_metrics() { return metrics_; }
+
+  // The process keeps `service` alive and serves it on the gRPC port.
+  grpc::Service* AddGrpcService(std::unique_ptr<grpc::Service> service);
+  // /readyz fails while any check fails; the message names the check.
+  void AddReadinessCheck(std::string name, ReadinessCheck check);
+  // Runs (in reverse order of registration) after the servers stop taking requests.
+  void OnShutdown(std::function<void()> stop);
+
+  std::vector<grpc::Service*> grpc_services() const;
+  absl::Status CheckReadiness() const;
+  void RunShutdownHooks();
+
+ private:
+  std::string name_;
+  ServiceOptions options_;
+  std::shared_ptr<prometheus::Registry> metrics_;
+  std::vector<std::unique_ptr<grpc::Service>> services_;
+  std::vector<std::pair<std::string, ReadinessCheck>> readiness_checks_;
+  std::vector<std::function<void()>> shutdown_hooks_;
+};
+
+struct ServiceDefinition {
+  // Binary and log name, e.g. "config-renderer".
+  std::string name;
+  // One line for --help.
+  std::string summary;
+  // Registers the service's gRPC services, readiness checks and background work.
+  std::function<absl::Status(ServiceContext&)> setup;
+};
+
+// The whole life of a service process: flags, logging, servers, SIGTERM, bounded shutdown.
+// Returns the process exit code: 0 after a clean shutdown, 1 when it could not start,
+// 2 on invalid flags.
+int RunService(int argc, char** argv, const ServiceDefinition& definition);
+
+}  // namespace tidepool::common

@@ -1,0 +1,10 @@
+#include "common/service_runner.h"
+
+int main(int argc, char** argv) {
+  return tidepool::common::RunService(
+      argc, argv,
+      {.name = "slurm-syncer",
+       .summary =
+           "Keeps Slurm and Kubernetes in agreement about nodes; the only client of slurmrestd.",
+       .setup = nullptr});
+}

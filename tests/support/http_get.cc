@@ -1,0 +1,40 @@
+#include "support/http_get.h"
+
+#include <curl/curl.h>
+
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+
+namespace tidepool::testing {
+namespace {
+
+size_t AppendBody(char* data, size_t size, size_t count, void* body) {
+  static_cast<std::string*>(body)->append(data, size * count);
+  return size * count;
+}
+
+}  // namespace
+
+absl::StatusOr<HttpResponse> HttpGet(const std::string& url, absl::Duration timeout) {
+  std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), curl_easy_cleanup);
+  if (!curl) return absl::InternalError("curl_easy_init failed");
+  HttpResponse response;
+  curl_easy_setopt(curl.get(), CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl.get(), CURLOPT_TIMEOUT_MS,
+                   static_cast<long>(absl::ToInt64Milliseconds(timeout)));
+  curl_easy_setopt(curl.get(), CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, AppendBody);
+  curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &response.body);
+  const CURLcode code = curl_easy_perform(curl.get());
+  if (code != CURLE_OK) {
+    return absl::UnavailableError(absl::StrCat("GET ", url, ": ", curl_easy_strerror(code)));
+  }
+  curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &response.status);
+  char* content_type = nullptr;
+  curl_easy_getinfo(curl.get(), CURLINFO_CONTENT_TYPE, &content_type);
+  if (content_type != nullptr) response.content_type = content_type;
+  return response;
+}
+
+}  // namespace tidepool::testing
