@@ -1,0 +1,115 @@
+#include "k8s/yaml_documents.h"
+
+#include <regex>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "rapidjson/stringbuffer.h"
+#include "rapidjson/writer.h"
+#include "yaml-cpp/yaml.h"
+
+namespace tidepool::k8s {
+namespace {
+
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+
+void WriteScalar(const YAML::Node& node, JsonWriter& writer) {
+  const std::string& value = node.Scalar();
+  // A quoted scalar has the tag "!": it is a string whatever it looks like.
+  if (node.Tag() == "!") {
+    writer.String(value.c_str(), static_cast<rapidjson::SizeType>(value.size()));
+    return;
+  }
+  static const std::regex kInteger("[-+]?(0|[1-9][0-9]*)");
+  static const std::regex kFloat("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
+  if (value == "true" || value == "True" || value == "TRUE") {
+    writer.Bool(true);
+  } else if (value == "false" || value == "False" || value == "FALSE") {
+    writer.Bool(false);
+  } else if (value == "null" || value == "~" || value.empty()) {
+    writer.Null();
+  } else if (std::regex_match(value, kInteger) && value.size() < 19) {
+    writer.Int64(std::stoll(value));
+  } else if (std::regex_match(value, kFloat)) {
+    writer.RawValue(value.c_str(), value.size(), rapidjson::kNumberType);
+  } else {
+    writer.String(value.c_str(), static_cast<rapidjson::SizeType>(value.size()));
+  }
+}
+
+absl::Status WriteNode(const YAML::Node& node, JsonWriter& writer, int depth) {
+  if (depth > 64) return absl::InvalidArgumentError("YAML nested more than 64 levels deep");
+  switch (node.Type()) {
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined:
+      writer.Null();
+      return absl::OkStatus();
+    case YAML::NodeType::Scalar:
+      WriteScalar(node, writer);
+      return absl::OkStatus();
+    case YAML::NodeType::Sequence:
+      writer.StartArray();
+      for (const YAML::Node& item : node) {
+        absl::Status status = WriteNode(item, writer, depth + 1);
+        if (!status.ok()) return status;
+      }
+      writer.EndArray();
+      return absl::OkStatus();
+    case YAML::NodeType::Map:
+      writer.StartObject();
+      for (const auto& entry : node) {
+        if (!entry.first.IsScalar()) return absl::InvalidArgumentError("YAML map key is not a scalar");
+        const std::string& key = entry.first.Scalar();
+        writer.Key(key.c_str(), static_cast<rapidjson::SizeType>(key.size()));
+        absl::Status status = WriteNode(entry.second, writer, depth + 1);
+        if (!status.ok()) return status;
+      }
+      writer.EndObject();
+      return absl::OkStatus();
+  }
+  return absl::InternalError("unknown YAML node type");
+}
+
+absl::StatusOr<std::string> ToJson(const YAML::Node& node) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter writer(buffer);
+  absl::Status status = WriteNode(node, writer, 0);
+  if (!status.ok()) return status;
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+bool IsList(const YAML::Node& document) {
+  if (!document.IsMap() || !document["items"] || !document["kind"]) return false;
+  const YAML::Node kind = document["kind"];
+  return kind.IsScalar() && absl::EndsWith(kind.Scalar(), "List");
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> ObjectsAsJson(absl::string_view text) {
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(std::string(text));
+  } catch (const YAML::Exception& error) {
+    return absl::InvalidArgumentError(absl::StrCat("YAML: ", error.what()));
+  }
+  std::vector<std::string> objects;
+  for (const YAML::Node& document : documents) {
+    if (document.IsNull()) continue;
+    if (!document.IsMap()) return absl::InvalidArgumentError("a YAML document is not an object");
+    std::vector<YAML::Node> items;
+    if (IsList(document)) {
+      for (const YAML::Node& item : document["items"]) items.push_back(item);
+    } else {
+      items.push_back(document);
+    }
+    for (const YAML::Node& item : items) {
+      absl::StatusOr<std::string> json = ToJson(item);
+      if (!json.ok()) return json.status();
+      objects.push_back(std::move(*json));
+    }
+  }
+  return objects;
+}
+
+}  // namespace tidepool::k8s

@@ -1,0 +1,24 @@
+#include "slurm/conf/line_groups.h"
+
+#include "slurm/hostlist/hostlist.h"
+
+namespace tidepool::slurm {
+
+void LineGroups::Add(const std::string& node, std::string attributes) {
+  auto [it, inserted] = index_.try_emplace(attributes, groups_.size());
+  if (inserted) groups_.emplace_back(std::move(attributes), std::vector<std::string>());
+  groups_[it->second].second.push_back(node);
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> LineGroups::Compressed() const {
+  std::vector<std::pair<std::string, std::string>> result;
+  result.reserve(groups_.size());
+  for (const auto& [attributes, nodes] : groups_) {
+    absl::StatusOr<std::string> hostlist = CompressHostNames(nodes);
+    if (!hostlist.ok()) return hostlist.status();
+    result.emplace_back(std::move(*hostlist), attributes);
+  }
+  return result;
+}
+
+}  // namespace tidepool::slurm

@@ -1,0 +1,49 @@
+#include "tidepool/naming.h"
+
+#include <algorithm>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
+
+namespace tidepool::api {
+
+std::string NamePrefix(const tidepool::v1::NodeSet& node_set) {
+  return node_set.spec().name_prefix().empty() ? node_set.metadata().name()
+                                               : node_set.spec().name_prefix();
+}
+
+std::string SlurmNodeName(absl::string_view prefix, int ordinal) {
+  return absl::StrFormat("%s-%02d", prefix, ordinal);
+}
+
+int OrdinalOf(absl::string_view prefix, absl::string_view name) {
+  if (name.size() <= prefix.size() + 1 || !absl::StartsWith(name, prefix) ||
+      name[prefix.size()] != '-') {
+    return -1;
+  }
+  const absl::string_view digits = name.substr(prefix.size() + 1);
+  int ordinal = 0;
+  if (!std::all_of(digits.begin(), digits.end(), absl::ascii_isdigit) || digits.size() > 9 ||
+      !absl::SimpleAtoi(digits, &ordinal)) {
+    return -1;
+  }
+  return ordinal;
+}
+
+std::vector<int> LowestFreeOrdinals(const std::vector<int>& taken, int count) {
+  std::vector<int> sorted = taken;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<int> free;
+  free.reserve(count);
+  size_t next_taken = 0;
+  for (int candidate = 1; static_cast<int>(free.size()) < count; ++candidate) {
+    while (next_taken < sorted.size() && sorted[next_taken] < candidate) ++next_taken;
+    if (next_taken < sorted.size() && sorted[next_taken] == candidate) continue;
+    free.push_back(candidate);
+  }
+  return free;
+}
+
+}  // namespace tidepool::api

@@ -1,0 +1,28 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "tidepool/v1/node_set.pb.h"
+
+namespace tidepool::api {
+
+// Label on a Kubernetes Node that keeps its Slurm node name across pod re-creation.
+inline constexpr char kSlurmNodeLabel[] = "tidepool.dev/slurm-node";
+inline constexpr char kClusterLabel[] = "tidepool.dev/cluster";
+inline constexpr char kNodeSetLabel[] = "tidepool.dev/nodeset";
+
+// spec.namePrefix, or metadata.name when unset.
+std::string NamePrefix(const tidepool::v1::NodeSet& node_set);
+
+// "<prefix>-<NN>": the ordinal zero-padded to two digits, so names stay range-compressible.
+std::string SlurmNodeName(absl::string_view prefix, int ordinal);
+
+// The ordinal of `name` if it is "<prefix>-<digits>", else -1.
+int OrdinalOf(absl::string_view prefix, absl::string_view name);
+
+// The lowest ordinals >= 1 not in `taken`, `count` of them.
+std::vector<int> LowestFreeOrdinals(const std::vector<int>& taken, int count);
+
+}  // namespace tidepool::api
