@@ -123,6 +123,11 @@ int RunService(int argc, char** argv, const ServiceDefinition& definition) {
   absl::SetProgramUsageMessage(
       absl::StrCat(definition.summary, "\n\nUsage: ", definition.name, " [flags]"));
   std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
+  if (positional.size() > 1 && definition.command) {
+    std::optional<int> exit_code =
+        definition.command(std::vector<std::string>(positional.begin() + 1, positional.end()));
+    if (exit_code.has_value()) return *exit_code;
+  }
   if (positional.size() > 1) {
     LogError("invalid_arguments", {{"error", absl::StrCat("unexpected argument \"", positional[1],
                                                           "\"; see --help for the flags")}});

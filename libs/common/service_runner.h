@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,9 @@ struct ServiceDefinition {
   std::string summary;
   // Registers the service's gRPC services, readiness checks and background work.
   std::function<absl::Status(ServiceContext&)> setup;
+  // Optional one-shot commands: called with the positional arguments when there are any;
+  // returns the exit code, or nullopt when the arguments name no command.
+  std::function<std::optional<int>(const std::vector<std::string>&)> command;
 };
 
 // The whole life of a service process: flags, logging, servers, SIGTERM, bounded shutdown.

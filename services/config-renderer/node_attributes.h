@@ -1,0 +1,31 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "gres.h"
+#include "slurm/conf/model.h"
+#include "tidepool/v1/node_set.pb.h"
+#include "tidepool/v1/renderer.pb.h"
+
+namespace tidepool::renderer {
+
+struct DerivedNode {
+  slurm::NodeConfig config;
+  std::optional<GresSpec> gres;
+};
+
+// The Slurm attributes of one member: CPUs and memory from the NodeSet or the Node's
+// allocatable, GRES explicit or from the Node's GPUs, static and label-derived features.
+// Appends a warning for each feature label the Node lacks.
+absl::StatusOr<DerivedNode> DeriveNode(const tidepool::v1::NodeSet& node_set,
+                                       const tidepool::v1::MemberNode& member,
+                                       std::vector<std::string>& warnings);
+
+// A label value made usable as a Slurm feature or switch name: characters outside
+// [A-Za-z0-9_.-] become '_'.
+std::string SlurmSafeName(absl::string_view text);
+
+}  // namespace tidepool::renderer

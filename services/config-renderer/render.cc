@@ -1,0 +1,185 @@
+#include "render.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "node_attributes.h"
+#include "request_validation.h"
+#include "slurm/conf/content_hash.h"
+#include "slurm/conf/writers.h"
+#include "slurm/hostlist/natural_compare.h"
+#include "topology.h"
+
+namespace tidepool::renderer {
+namespace {
+
+using tidepool::v1::MemberNode;
+using tidepool::v1::NodeSet;
+using tidepool::v1::RenderEnvironment;
+using tidepool::v1::RenderRequest;
+using tidepool::v1::RenderResponse;
+
+std::string Or(const std::string& value, absl::string_view fallback) {
+  return value.empty() ? std::string(fallback) : value;
+}
+
+// Members in Slurm's host order, so output does not depend on the request's order.
+std::vector<const MemberNode*> SortedMembers(const RenderRequest& request) {
+  std::vector<const MemberNode*> members;
+  members.reserve(request.members_size());
+  for (const MemberNode& member : request.members()) members.push_back(&member);
+  std::sort(members.begin(), members.end(), [](const MemberNode* a, const MemberNode* b) {
+    return slurm::NaturalCompare(a->slurm_node_name(), b->slurm_node_name()) < 0;
+  });
+  return members;
+}
+
+void FillControlPlane(const RenderRequest& request, slurm::SlurmConf& conf) {
+  const auto& cluster = request.cluster();
+  const auto& spec = cluster.spec();
+  const RenderEnvironment& env = request.environment();
+  conf.cluster_name = spec.cluster_name();
+  if (env.controller_hosts().empty()) {
+    const int replicas = spec.controller().has_replicas() ? spec.controller().replicas() : 1;
+    for (int i = 0; i < replicas; ++i) {
+      conf.controllers.push_back({absl::StrCat(cluster.metadata().name(), "-controller-", i), ""});
+    }
+  } else {
+    for (const std::string& host : env.controller_hosts()) conf.controllers.push_back({host, ""});
+  }
+  conf.slurm_user = Or(env.slurm_user(), "slurm");
+  conf.jwt_key_path = Or(env.jwt_key_path(), "/etc/slurm/jwt_hs256.key");
+  conf.state_save_location = Or(env.state_save_location(), "/var/spool/slurmctld");
+  if (spec.accounting().enabled()) {
+    conf.accounting.storage_type = "accounting_storage/slurmdbd";
+    conf.accounting.host =
+        Or(env.accounting_host(), absl::StrCat(cluster.metadata().name(), "-accounting"));
+  }
+  if (!spec.prolog().config_map().empty()) {
+    conf.prolog = absl::StrCat(Or(env.prolog_dir(), "/etc/slurm/prolog.d"), "/*");
+  }
+  if (!spec.epilog().config_map().empty()) {
+    conf.epilog = absl::StrCat(Or(env.epilog_dir(), "/etc/slurm/epilog.d"), "/*");
+  }
+  conf.user_settings.insert(spec.slurm_config().begin(), spec.slurm_config().end());
+  conf.extra_config = spec.extra_config();
+}
+
+void FillPartitions(const RenderRequest& request, const std::vector<const MemberNode*>& members,
+                    slurm::SlurmConf& conf) {
+  const auto& partitions = request.cluster().spec().partitions();
+  if (partitions.empty()) {
+    slurm::PartitionConfig all{.name = "all", .is_default = true, .max_time = "INFINITE"};
+    for (const MemberNode* member : members) all.nodes.push_back(member->slurm_node_name());
+    conf.partitions.push_back(std::move(all));
+    return;
+  }
+  for (const auto& spec : partitions) {
+    const std::set<std::string> node_sets(spec.node_sets().begin(), spec.node_sets().end());
+    slurm::PartitionConfig partition{.name = spec.name(),
+                                     .is_default = spec.default_(),
+                                     .max_time = spec.max_time(),
+                                     .extra = {spec.config().begin(), spec.config().end()}};
+    for (const MemberNode* member : members) {
+      if (node_sets.contains(member->node_set())) partition.nodes.push_back(member->slurm_node_name());
+    }
+    conf.partitions.push_back(std::move(partition));
+  }
+}
+
+// Device files only for GPUs, and only where the environment has them.
+std::string DevicePrefix(const RenderRequest& request, const std::string& gres_name) {
+  if (gres_name != "gpu" || request.environment().gres_without_device_files()) return "";
+  return "/dev/nvidia";
+}
+
+struct DerivedNodes {
+  std::vector<slurm::NodeConfig> nodes;
+  slurm::GresConf gres;
+  std::set<std::string> gres_types;
+};
+
+absl::StatusOr<DerivedNodes> DeriveNodes(const RenderRequest& request,
+                                         const std::vector<const MemberNode*>& members,
+                                         std::vector<std::string>& warnings) {
+  absl::flat_hash_map<std::string, const NodeSet*> node_sets;
+  for (const NodeSet& node_set : request.node_sets()) node_sets[node_set.metadata().name()] = &node_set;
+  DerivedNodes derived;
+  derived.gres.auto_detect = request.cluster().spec().gres().auto_detect();
+  derived.nodes.reserve(members.size());
+  for (const MemberNode* member : members) {
+    absl::StatusOr<DerivedNode> node = DeriveNode(*node_sets.at(member->node_set()), *member, warnings);
+    if (!node.ok()) return node.status();
+    if (node->gres.has_value()) {
+      derived.gres_types.insert(node->gres->name);
+      derived.gres.nodes.push_back({.node = node->config.name,
+                                    .name = node->gres->name,
+                                    .type = node->gres->type,
+                                    .count = node->gres->count,
+                                    .device_prefix = DevicePrefix(request, node->gres->name)});
+    }
+    derived.nodes.push_back(std::move(node->config));
+  }
+  return derived;
+}
+
+}  // namespace
+
+absl::StatusOr<RenderResponse> Render(const RenderRequest& request) {
+  std::vector<std::string> warnings;
+  absl::Status valid = ValidateRenderRequest(request, warnings);
+  if (!valid.ok()) return valid;
+  const std::vector<const MemberNode*> members = SortedMembers(request);
+
+  slurm::SlurmConf conf;
+  FillControlPlane(request, conf);
+  absl::StatusOr<DerivedNodes> nodes = DeriveNodes(request, members, warnings);
+  if (!nodes.ok()) return nodes.status();
+  conf.nodes = std::move(nodes->nodes);
+  conf.gres_types.assign(nodes->gres_types.begin(), nodes->gres_types.end());
+  FillPartitions(request, members, conf);
+  const auto& topology_spec = request.cluster().spec().topology();
+  conf.topology_plugin = *TopologyPluginName(topology_spec);
+  absl::StatusOr<slurm::TopologyConf> topology = DeriveTopology(topology_spec, members, warnings);
+  if (!topology.ok()) return topology.status();
+  const std::string& cgroup_plugin = request.environment().cgroup_plugin();
+  slurm::CgroupConf cgroup{.plugin = Or(cgroup_plugin, "autodetect")};
+
+  absl::StatusOr<std::string> slurm_conf = slurm::WriteSlurmConf(conf);
+  if (!slurm_conf.ok()) return slurm_conf.status();
+  absl::StatusOr<std::string> gres_conf = slurm::WriteGresConf(nodes->gres);
+  if (!gres_conf.ok()) return gres_conf.status();
+  absl::StatusOr<std::string> topology_conf = slurm::WriteTopologyConf(*topology);
+  if (!topology_conf.ok()) return topology_conf.status();
+
+  RenderResponse response;
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"slurm.conf", std::move(*slurm_conf)},
+      {"gres.conf", std::move(*gres_conf)},
+      {"topology.conf", std::move(*topology_conf)},
+      {"cgroup.conf", slurm::WriteCgroupConf(cgroup)},
+  };
+  for (const auto& [name, content] : files) {
+    auto* file = response.add_files();
+    file->set_name(name);
+    file->set_content(content);
+  }
+  response.set_config_hash(slurm::ContentHash(files));
+  for (std::string& warning : warnings) response.add_warnings(std::move(warning));
+  response.set_nodes(static_cast<int32_t>(conf.nodes.size()));
+  response.set_partitions(static_cast<int32_t>(conf.partitions.size()));
+  return response;
+}
+
+absl::StatusOr<tidepool::v1::ValidateResponse> Validate(const RenderRequest& request) {
+  absl::StatusOr<RenderResponse> rendered = Render(request);
+  if (!rendered.ok()) return rendered.status();
+  tidepool::v1::ValidateResponse response;
+  *response.mutable_warnings() = rendered->warnings();
+  return response;
+}
+
+}  // namespace tidepool::renderer

@@ -1,0 +1,17 @@
+#pragma once
+
+#include "absl/status/statusor.h"
+#include "tidepool/v1/renderer.pb.h"
+
+namespace tidepool::renderer {
+
+// Renders slurm.conf, gres.conf, topology.conf and cgroup.conf for a cluster, its
+// NodeSets and their member nodes. Pure and deterministic: the same request gives the
+// same bytes and hash, whatever the order of NodeSets and members in it.
+// InvalidArgument, naming the field, when the request cannot be rendered.
+absl::StatusOr<tidepool::v1::RenderResponse> Render(const tidepool::v1::RenderRequest& request);
+
+// The checks of Render without producing files; returns the warnings.
+absl::StatusOr<tidepool::v1::ValidateResponse> Validate(const tidepool::v1::RenderRequest& request);
+
+}  // namespace tidepool::renderer
