@@ -67,7 +67,8 @@ absl::StatusOr<GresSpec> ParseGresSpec(absl::string_view text) {
 
 std::string SlurmGpuType(absl::string_view product) {
   std::vector<std::string> words;
-  for (absl::string_view word : absl::StrSplit(product, absl::ByAnyChar("-_ "), absl::SkipEmpty())) {
+  for (absl::string_view word :
+       absl::StrSplit(product, absl::ByAnyChar("-_ "), absl::SkipEmpty())) {
     words.push_back(absl::AsciiStrToLower(std::string(word)));
   }
   size_t first = 0;

@@ -1,5 +1,7 @@
 #include "node_attributes.h"
 
+#include <algorithm>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "k8s/quantity.h"
@@ -24,7 +26,8 @@ absl::StatusOr<int> DeriveCpus(const tidepool::v1::NodeSet& node_set,
     return MemberError(member, "allocatable cpu is missing; set spec.slurm.cpus on the NodeSet");
   }
   absl::StatusOr<int64_t> milli = k8s::QuantityMilliValue(it->second);
-  if (!milli.ok()) return MemberError(member, absl::StrCat("allocatable cpu: ", milli.status().message()));
+  if (!milli.ok())
+    return MemberError(member, absl::StrCat("allocatable cpu: ", milli.status().message()));
   if (*milli < 1000) return MemberError(member, "allocatable cpu is less than one CPU");
   return static_cast<int>(*milli / 1000);
 }
@@ -36,11 +39,12 @@ absl::StatusOr<int64_t> DeriveMemoryMiB(const tidepool::v1::NodeSet& node_set,
   const auto& allocatable = member.node().allocatable();
   auto it = allocatable.find("memory");
   if (it == allocatable.end()) {
-    return MemberError(member,
-                       "allocatable memory is missing; set spec.slurm.realMemoryMiB on the NodeSet");
+    return MemberError(
+        member, "allocatable memory is missing; set spec.slurm.realMemoryMiB on the NodeSet");
   }
   absl::StatusOr<int64_t> bytes = k8s::QuantityValue(it->second);
-  if (!bytes.ok()) return MemberError(member, absl::StrCat("allocatable memory: ", bytes.status().message()));
+  if (!bytes.ok())
+    return MemberError(member, absl::StrCat("allocatable memory: ", bytes.status().message()));
   const int64_t reserved =
       slurm.has_reserved_memory_mib() ? slurm.reserved_memory_mib() : kDefaultReservedMemoryMiB;
   const int64_t memory = *bytes / kMiB - reserved;
@@ -51,16 +55,13 @@ absl::StatusOr<int64_t> DeriveMemoryMiB(const tidepool::v1::NodeSet& node_set,
   return memory;
 }
 
-std::vector<std::string> DeriveFeatures(const tidepool::v1::NodeSet& node_set,
+std::vector<std::string> DeriveFeatures(const NodeSetRules& rules,
                                         const tidepool::v1::MemberNode& member,
                                         std::vector<std::string>& warnings) {
-  const auto& slurm = node_set.spec().slurm();
+  const auto& slurm = rules.node_set->spec().slurm();
   std::vector<std::string> features(slurm.features().begin(), slurm.features().end());
   const auto& labels = member.node().metadata().labels();
-  // Sorted label keys keep the feature order, and so the rendered bytes, deterministic.
-  std::map<std::string, std::string> feature_labels(slurm.feature_labels().begin(),
-                                                    slurm.feature_labels().end());
-  for (const auto& [label, prefix] : feature_labels) {
+  for (const auto& [label, prefix] : rules.feature_labels) {
     auto it = labels.find(label);
     if (it == labels.end()) {
       warnings.push_back(absl::StrCat("Node ", member.node().metadata().name(), " (",
@@ -83,9 +84,25 @@ std::string SlurmSafeName(absl::string_view text) {
   return result;
 }
 
-absl::StatusOr<DerivedNode> DeriveNode(const tidepool::v1::NodeSet& node_set,
+absl::StatusOr<NodeSetRules> PrepareNodeSetRules(const tidepool::v1::NodeSet& node_set) {
+  NodeSetRules rules;
+  rules.node_set = &node_set;
+  const auto& slurm = node_set.spec().slurm();
+  // Sorted label keys keep the feature order, and so the rendered bytes, deterministic.
+  rules.feature_labels.assign(slurm.feature_labels().begin(), slurm.feature_labels().end());
+  std::sort(rules.feature_labels.begin(), rules.feature_labels.end());
+  if (!slurm.gres().empty()) {
+    absl::StatusOr<GresSpec> explicit_gres = ParseGresSpec(slurm.gres());
+    if (!explicit_gres.ok()) return explicit_gres.status();
+    rules.explicit_gres = *explicit_gres;
+  }
+  return rules;
+}
+
+absl::StatusOr<DerivedNode> DeriveNode(const NodeSetRules& rules,
                                        const tidepool::v1::MemberNode& member,
                                        std::vector<std::string>& warnings) {
+  const tidepool::v1::NodeSet& node_set = *rules.node_set;
   DerivedNode derived;
   derived.config.name = member.slurm_node_name();
   absl::StatusOr<int> cpus = DeriveCpus(node_set, member);
@@ -95,17 +112,15 @@ absl::StatusOr<DerivedNode> DeriveNode(const tidepool::v1::NodeSet& node_set,
   if (!memory.ok()) return memory.status();
   derived.config.real_memory_mib = *memory;
   const auto& slurm = node_set.spec().slurm();
-  if (!slurm.gres().empty()) {
-    absl::StatusOr<GresSpec> explicit_gres = ParseGresSpec(slurm.gres());
-    if (!explicit_gres.ok()) return explicit_gres.status();
-    derived.gres = *explicit_gres;
+  if (rules.explicit_gres.has_value()) {
+    derived.gres = rules.explicit_gres;
   } else {
     absl::StatusOr<std::optional<GresSpec>> node_gres = NodeGpuGres(member.node());
     if (!node_gres.ok()) return node_gres.status();
     derived.gres = *node_gres;
   }
   if (derived.gres.has_value()) derived.config.gres = derived.gres->ToString();
-  derived.config.features = DeriveFeatures(node_set, member, warnings);
+  derived.config.features = DeriveFeatures(rules, member, warnings);
   derived.config.weight = slurm.weight();
   derived.config.extra.insert(slurm.extra_node_config().begin(), slurm.extra_node_config().end());
   return derived;

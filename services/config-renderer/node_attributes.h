@@ -17,10 +17,19 @@ struct DerivedNode {
   std::optional<GresSpec> gres;
 };
 
+// What DeriveNode needs from a NodeSet, prepared once per NodeSet rather than per node.
+struct NodeSetRules {
+  const tidepool::v1::NodeSet* node_set = nullptr;
+  std::vector<std::pair<std::string, std::string>> feature_labels;  // label -> prefix, sorted
+  std::optional<GresSpec> explicit_gres;
+};
+
+absl::StatusOr<NodeSetRules> PrepareNodeSetRules(const tidepool::v1::NodeSet& node_set);
+
 // The Slurm attributes of one member: CPUs and memory from the NodeSet or the Node's
 // allocatable, GRES explicit or from the Node's GPUs, static and label-derived features.
 // Appends a warning for each feature label the Node lacks.
-absl::StatusOr<DerivedNode> DeriveNode(const tidepool::v1::NodeSet& node_set,
+absl::StatusOr<DerivedNode> DeriveNode(const NodeSetRules& rules,
                                        const tidepool::v1::MemberNode& member,
                                        std::vector<std::string>& warnings);
 

@@ -17,7 +17,8 @@
 ABSL_FLAG(std::string, output_dir, "",
           "render: directory to write slurm.conf, gres.conf, topology.conf and cgroup.conf "
           "into; empty prints them to stdout");
-ABSL_FLAG(std::string, cluster, "", "render: the SlurmCluster to render when the input has several");
+ABSL_FLAG(std::string, cluster, "",
+          "render: the SlurmCluster to render when the input has several");
 ABSL_FLAG(std::vector<std::string>, controller_hosts, {},
           "render: SlurmctldHost names (default <cluster>-controller-N)");
 ABSL_FLAG(std::string, cgroup_plugin, "", "render: CgroupPlugin (default autodetect)");
@@ -69,10 +70,10 @@ absl::StatusOr<tidepool::v1::SlurmCluster> PickCluster(const Objects& objects,
     names.push_back(cluster.metadata().name());
   }
   if (objects.clusters.empty()) return absl::InvalidArgumentError("the input has no SlurmCluster");
-  return absl::InvalidArgumentError(
-      absl::StrCat(name.empty() ? "the input has several SlurmClusters (" : "no SlurmCluster named \"",
-                   name.empty() ? absl::StrJoin(names, ", ") : name,
-                   name.empty() ? "); choose one with --cluster" : "\""));
+  return absl::InvalidArgumentError(absl::StrCat(
+      name.empty() ? "the input has several SlurmClusters (" : "no SlurmCluster named \"",
+      name.empty() ? absl::StrJoin(names, ", ") : name,
+      name.empty() ? "); choose one with --cluster" : "\""));
 }
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
@@ -127,7 +128,8 @@ int RunRender(const std::vector<std::string>& files) {
   absl::StatusOr<tidepool::v1::RenderResponse> response = Render(*request);
   if (!response.ok()) return Fail(response.status());
   for (const std::string& warning : warnings) std::cerr << "warning: " << warning << "\n";
-  for (const std::string& warning : response->warnings()) std::cerr << "warning: " << warning << "\n";
+  for (const std::string& warning : response->warnings())
+    std::cerr << "warning: " << warning << "\n";
   const std::string dir = absl::GetFlag(FLAGS_output_dir);
   if (dir.empty()) {
     for (const auto& file : response->files()) {
@@ -137,8 +139,8 @@ int RunRender(const std::vector<std::string>& files) {
     absl::Status written = WriteFiles(*response, dir);
     if (!written.ok()) return Fail(written);
   }
-  std::cerr << "config hash " << response->config_hash() << ": " << response->nodes()
-            << " nodes, " << response->partitions() << " partitions\n";
+  std::cerr << "config hash " << response->config_hash() << ": " << response->nodes() << " nodes, "
+            << response->partitions() << " partitions\n";
   return kExitOk;
 }
 

@@ -3,14 +3,15 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "node_attributes.h"
 #include "request_validation.h"
 #include "slurm/conf/content_hash.h"
 #include "slurm/conf/writers.h"
-#include "slurm/hostlist/natural_compare.h"
 #include "topology.h"
 
 namespace tidepool::renderer {
@@ -26,14 +27,36 @@ std::string Or(const std::string& value, absl::string_view fallback) {
   return value.empty() ? std::string(fallback) : value;
 }
 
-// Members in Slurm's host order, so output does not depend on the request's order.
+// Orders names by prefix, then numeric suffix, then the whole name; computed once per name.
+struct NameOrder {
+  absl::string_view prefix;
+  uint64_t number = 0;
+  absl::string_view name;
+  const MemberNode* member = nullptr;
+
+  bool operator<(const NameOrder& other) const {
+    return std::tie(prefix, number, name) < std::tie(other.prefix, other.number, other.name);
+  }
+};
+
+NameOrder OrderOf(const MemberNode& member) {
+  const absl::string_view name = member.slurm_node_name();
+  size_t digits = name.size();
+  while (digits > 0 && absl::ascii_isdigit(name[digits - 1]) && name.size() - digits < 18) --digits;
+  NameOrder order{.prefix = name.substr(0, digits), .name = name, .member = &member};
+  for (char c : name.substr(digits)) order.number = order.number * 10 + (c - '0');
+  return order;
+}
+
+// Members in a fixed order, so output does not depend on the request's order.
 std::vector<const MemberNode*> SortedMembers(const RenderRequest& request) {
+  std::vector<NameOrder> orders;
+  orders.reserve(request.members_size());
+  for (const MemberNode& member : request.members()) orders.push_back(OrderOf(member));
+  std::sort(orders.begin(), orders.end());
   std::vector<const MemberNode*> members;
-  members.reserve(request.members_size());
-  for (const MemberNode& member : request.members()) members.push_back(&member);
-  std::sort(members.begin(), members.end(), [](const MemberNode* a, const MemberNode* b) {
-    return slurm::NaturalCompare(a->slurm_node_name(), b->slurm_node_name()) < 0;
-  });
+  members.reserve(orders.size());
+  for (const NameOrder& order : orders) members.push_back(order.member);
   return members;
 }
 
@@ -84,7 +107,8 @@ void FillPartitions(const RenderRequest& request, const std::vector<const Member
                                      .max_time = spec.max_time(),
                                      .extra = {spec.config().begin(), spec.config().end()}};
     for (const MemberNode* member : members) {
-      if (node_sets.contains(member->node_set())) partition.nodes.push_back(member->slurm_node_name());
+      if (node_sets.contains(member->node_set()))
+        partition.nodes.push_back(member->slurm_node_name());
     }
     conf.partitions.push_back(std::move(partition));
   }
@@ -105,13 +129,19 @@ struct DerivedNodes {
 absl::StatusOr<DerivedNodes> DeriveNodes(const RenderRequest& request,
                                          const std::vector<const MemberNode*>& members,
                                          std::vector<std::string>& warnings) {
-  absl::flat_hash_map<std::string, const NodeSet*> node_sets;
-  for (const NodeSet& node_set : request.node_sets()) node_sets[node_set.metadata().name()] = &node_set;
+  absl::flat_hash_map<std::string, NodeSetRules> node_sets;
+  for (const NodeSet& node_set : request.node_sets()) {
+    absl::StatusOr<NodeSetRules> rules = PrepareNodeSetRules(node_set);
+    if (!rules.ok()) return rules.status();
+    node_sets.emplace(node_set.metadata().name(), std::move(*rules));
+  }
   DerivedNodes derived;
   derived.gres.auto_detect = request.cluster().spec().gres().auto_detect();
   derived.nodes.reserve(members.size());
+  derived.gres.nodes.reserve(members.size());
   for (const MemberNode* member : members) {
-    absl::StatusOr<DerivedNode> node = DeriveNode(*node_sets.at(member->node_set()), *member, warnings);
+    absl::StatusOr<DerivedNode> node =
+        DeriveNode(node_sets.at(member->node_set()), *member, warnings);
     if (!node.ok()) return node.status();
     if (node->gres.has_value()) {
       derived.gres_types.insert(node->gres->name);

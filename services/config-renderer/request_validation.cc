@@ -37,7 +37,8 @@ absl::Status Field(absl::string_view object, absl::string_view field, absl::stri
 
 absl::Status ValidateClusterSpec(absl::string_view object, const SlurmClusterSpec& spec) {
   if (spec.cluster_name().empty()) return Field(object, "spec.clusterName", "is required");
-  if (!IsSlurmName(spec.cluster_name(), 40) || spec.cluster_name() != absl::AsciiStrToLower(spec.cluster_name())) {
+  if (!IsSlurmName(spec.cluster_name(), 40) ||
+      spec.cluster_name() != absl::AsciiStrToLower(spec.cluster_name())) {
     return Field(object, "spec.clusterName",
                  absl::StrCat("\"", spec.cluster_name(),
                               "\" must be lower case, start with a letter, use only a-z 0-9 _ - "
@@ -54,11 +55,14 @@ absl::Status ValidateClusterSpec(absl::string_view object, const SlurmClusterSpe
                  absl::StrCat("\"", auto_detect, "\" is not one of \"\", nvidia, nvml"));
   }
   absl::StatusOr<std::string> topology = TopologyPluginName(spec.topology());
-  if (!topology.ok()) return absl::InvalidArgumentError(absl::StrCat(object, ": ", topology.status().message()));
-  std::map<std::string, std::string> settings(spec.slurm_config().begin(), spec.slurm_config().end());
+  if (!topology.ok())
+    return absl::InvalidArgumentError(absl::StrCat(object, ": ", topology.status().message()));
+  std::map<std::string, std::string> settings(spec.slurm_config().begin(),
+                                              spec.slurm_config().end());
   absl::Status status = slurm::ValidateUserSettings(settings);
   if (status.ok()) status = slurm::ValidateExtraConfig(spec.extra_config());
-  if (!status.ok()) return absl::InvalidArgumentError(absl::StrCat(object, ": spec.", status.message()));
+  if (!status.ok())
+    return absl::InvalidArgumentError(absl::StrCat(object, ": spec.", status.message()));
   return absl::OkStatus();
 }
 
@@ -75,7 +79,8 @@ absl::Status ValidatePartitions(absl::string_view object, const SlurmClusterSpec
                    absl::StrCat("\"", partition.name(), "\" is not a Slurm partition name"));
     }
     if (!names.insert(partition.name()).second) {
-      return Field(object, field + ".name", absl::StrCat("\"", partition.name(), "\" is listed twice"));
+      return Field(object, field + ".name",
+                   absl::StrCat("\"", partition.name(), "\" is listed twice"));
     }
     if (partition.default_()) ++defaults;
     for (const std::string& node_set : partition.node_sets()) {
@@ -98,11 +103,14 @@ absl::Status ValidateNodeSet(const NodeSet& node_set, const std::string& cluster
   const auto& spec = node_set.spec();
   if (spec.cluster_ref().name() != cluster) {
     return Field(object, "spec.clusterRef.name",
-                 absl::StrCat("\"", spec.cluster_ref().name(), "\" is not this cluster (\"", cluster, "\")"));
+                 absl::StrCat("\"", spec.cluster_ref().name(), "\" is not this cluster (\"",
+                              cluster, "\")"));
   }
-  if (!spec.name_prefix().empty() && !Matches(spec.name_prefix(), "[a-z]([a-z0-9-]{0,40}[a-z0-9])?")) {
+  if (!spec.name_prefix().empty() &&
+      !Matches(spec.name_prefix(), "[a-z]([a-z0-9-]{0,40}[a-z0-9])?")) {
     return Field(object, "spec.namePrefix",
-                 absl::StrCat("\"", spec.name_prefix(), "\" is not a lower-case DNS label of at most 42 characters"));
+                 absl::StrCat("\"", spec.name_prefix(),
+                              "\" is not a lower-case DNS label of at most 42 characters"));
   }
   const auto& slurm = spec.slurm();
   if (!slurm.gres().empty()) {
@@ -110,8 +118,10 @@ absl::Status ValidateNodeSet(const NodeSet& node_set, const std::string& cluster
     if (!gres.ok()) return Field(object, "spec.slurm.gres", gres.status().message());
   }
   if (slurm.cpus() < 0) return Field(object, "spec.slurm.cpus", "must not be negative");
-  if (slurm.real_memory_mib() < 0) return Field(object, "spec.slurm.realMemoryMiB", "must not be negative");
-  if (slurm.reserved_memory_mib() < 0) return Field(object, "spec.slurm.reservedMemoryMiB", "must not be negative");
+  if (slurm.real_memory_mib() < 0)
+    return Field(object, "spec.slurm.realMemoryMiB", "must not be negative");
+  if (slurm.reserved_memory_mib() < 0)
+    return Field(object, "spec.slurm.reservedMemoryMiB", "must not be negative");
   if (slurm.weight() < 0) return Field(object, "spec.slurm.weight", "must not be negative");
   for (int i = 0; i < slurm.features_size(); ++i) {
     if (!Matches(slurm.features(i), "[A-Za-z0-9_.-]+")) {
@@ -119,7 +129,8 @@ absl::Status ValidateNodeSet(const NodeSet& node_set, const std::string& cluster
                    absl::StrCat("\"", slurm.features(i), "\" may use only letters, digits, _ . -"));
     }
   }
-  std::map<std::string, std::string> extra(slurm.extra_node_config().begin(), slurm.extra_node_config().end());
+  std::map<std::string, std::string> extra(slurm.extra_node_config().begin(),
+                                           slurm.extra_node_config().end());
   absl::Status status = slurm::ValidateLineSettings("NodeName", extra);
   if (!status.ok()) return Field(object, "spec.slurm.extraNodeConfig", status.message());
   return absl::OkStatus();
@@ -127,8 +138,11 @@ absl::Status ValidateNodeSet(const NodeSet& node_set, const std::string& cluster
 
 absl::Status ValidateMembers(const RenderRequest& request,
                              const absl::flat_hash_set<std::string>& node_sets) {
-  absl::flat_hash_set<std::string> slurm_names;
-  absl::flat_hash_set<std::string> kubernetes_nodes;
+  // Views into the request: no copies of 10,000 names.
+  absl::flat_hash_set<absl::string_view> slurm_names;
+  absl::flat_hash_set<absl::string_view> kubernetes_nodes;
+  slurm_names.reserve(request.members_size());
+  kubernetes_nodes.reserve(request.members_size());
   for (int i = 0; i < request.members_size(); ++i) {
     const auto& member = request.members(i);
     const std::string object = absl::StrCat("members[", i, "]");
@@ -137,16 +151,19 @@ absl::Status ValidateMembers(const RenderRequest& request,
                    absl::StrCat("\"", member.slurm_node_name(), "\" is not a Slurm node name"));
     }
     if (!slurm_names.insert(member.slurm_node_name()).second) {
-      return Field(object, "slurmNodeName", absl::StrCat("\"", member.slurm_node_name(), "\" is used twice"));
+      return Field(object, "slurmNodeName",
+                   absl::StrCat("\"", member.slurm_node_name(), "\" is used twice"));
     }
     if (!node_sets.contains(member.node_set())) {
-      return Field(object, "nodeSet", absl::StrCat("\"", member.node_set(), "\" is not in the request"));
+      return Field(object, "nodeSet",
+                   absl::StrCat("\"", member.node_set(), "\" is not in the request"));
     }
     const std::string& node = member.node().metadata().name();
     if (node.empty()) return Field(object, "node.metadata.name", "is required");
     if (!kubernetes_nodes.insert(node).second) {
-      return Field(object, "node.metadata.name",
-                   absl::StrCat("Node ", node, " is a member twice; a Node belongs to at most one NodeSet"));
+      return Field(
+          object, "node.metadata.name",
+          absl::StrCat("Node ", node, " is a member twice; a Node belongs to at most one NodeSet"));
     }
   }
   return absl::OkStatus();
@@ -154,10 +171,11 @@ absl::Status ValidateMembers(const RenderRequest& request,
 
 }  // namespace
 
-absl::Status ValidateRenderRequest(const RenderRequest& request, std::vector<std::string>& warnings) {
+absl::Status ValidateRenderRequest(const RenderRequest& request,
+                                   std::vector<std::string>& warnings) {
   const auto& cluster = request.cluster();
-  const std::string object =
-      absl::StrCat("SlurmCluster ", cluster.metadata().namespace_(), "/", cluster.metadata().name());
+  const std::string object = absl::StrCat("SlurmCluster ", cluster.metadata().namespace_(), "/",
+                                          cluster.metadata().name());
   if (cluster.metadata().name().empty()) return Field(object, "metadata.name", "is required");
   absl::Status status = ValidateClusterSpec(object, cluster.spec());
   if (!status.ok()) return status;

@@ -1,7 +1,9 @@
 #include "topology.h"
 
 #include <map>
+#include <set>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "node_attributes.h"
@@ -20,64 +22,83 @@ std::vector<std::string> TreeLabels(const tidepool::v1::TopologySpec& spec) {
 void WarnMissing(std::vector<std::string>& warnings, const std::vector<std::string>& nodes,
                  absl::string_view label) {
   if (nodes.empty()) return;
-  const std::string hostlist =
-      slurm::CompressHostNames(nodes).value_or(absl::StrJoin(nodes, ","));
-  warnings.push_back(absl::StrCat("nodes ", hostlist, " lack label ", label,
-                                  " needed by the topology"));
+  const std::string hostlist = slurm::CompressHostNames(nodes).value_or(absl::StrJoin(nodes, ","));
+  warnings.push_back(
+      absl::StrCat("nodes ", hostlist, " lack label ", label, " needed by the topology"));
+}
+
+using LabelPath = std::vector<absl::string_view>;
+
+// Members grouped by their path of label values (views into the request), in first-seen
+// order; members lacking a level's label are reported and collected apart.
+struct PathGroups {
+  std::vector<std::pair<LabelPath, std::vector<std::string>>> leaves;
+  std::vector<std::string> unlabeled;
+};
+
+PathGroups GroupByPath(const std::vector<std::string>& levels,
+                       const std::vector<const tidepool::v1::MemberNode*>& members,
+                       std::vector<std::string>& warnings) {
+  PathGroups groups;
+  absl::flat_hash_map<LabelPath, size_t> leaf_index;
+  std::map<std::string, std::vector<std::string>> missing_by_label;
+  LabelPath path;
+  for (const tidepool::v1::MemberNode* member : members) {
+    const auto& labels = member->node().metadata().labels();
+    path.clear();
+    for (const std::string& level : levels) {
+      auto it = labels.find(level);
+      if (it == labels.end()) {
+        missing_by_label[level].push_back(member->slurm_node_name());
+        break;
+      }
+      path.push_back(it->second);
+    }
+    if (path.size() < levels.size()) {
+      groups.unlabeled.push_back(member->slurm_node_name());
+      continue;
+    }
+    auto [it, inserted] = leaf_index.try_emplace(path, groups.leaves.size());
+    if (inserted) groups.leaves.emplace_back(path, std::vector<std::string>());
+    groups.leaves[it->second].second.push_back(member->slurm_node_name());
+  }
+  for (const auto& [label, nodes] : missing_by_label) WarnMissing(warnings, nodes, label);
+  return groups;
 }
 
 // Switch names join the label values of a path so equal values under different parents
-// stay distinct switches.
+// stay distinct switches. Leaves come first, then each level up, as Slurm reads switches
+// defined before use; members without the labels hang off a switch named "unlabeled".
 slurm::TopologyConf TreeTopology(const std::vector<std::string>& levels,
                                  const std::vector<const tidepool::v1::MemberNode*>& members,
                                  std::vector<std::string>& warnings) {
-  std::vector<std::map<std::string, std::vector<std::string>>> children(levels.size());
-  std::map<std::string, std::vector<std::string>> missing_by_label;
-  std::vector<std::string> unlabeled;
-  for (const tidepool::v1::MemberNode* member : members) {
-    const auto& labels = member->node().metadata().labels();
-    std::string path;
-    std::string parent;
-    bool complete = true;
-    for (size_t level = 0; level < levels.size() && complete; ++level) {
-      auto it = labels.find(levels[level]);
-      if (it == labels.end()) {
-        missing_by_label[levels[level]].push_back(member->slurm_node_name());
-        complete = false;
-        break;
-      }
-      path = path.empty() ? SlurmSafeName(it->second)
-                          : absl::StrCat(path, "-", SlurmSafeName(it->second));
-      if (level > 0) {
-        auto& siblings = children[level - 1][parent];
-        if (siblings.empty() || siblings.back() != path) siblings.push_back(path);
-      }
-      parent = path;
+  PathGroups groups = GroupByPath(levels, members, warnings);
+  std::map<std::string, std::vector<std::string>> leaf_nodes;
+  std::vector<std::map<std::string, std::set<std::string>>> children(levels.size());
+  for (auto& [values, nodes] : groups.leaves) {
+    std::vector<std::string> names;
+    for (absl::string_view value : values) {
+      names.push_back(names.empty() ? SlurmSafeName(value)
+                                    : absl::StrCat(names.back(), "-", SlurmSafeName(value)));
     }
-    if (complete) {
-      children.back()[path].push_back(member->slurm_node_name());
-    } else {
-      unlabeled.push_back(member->slurm_node_name());
+    for (size_t level = 0; level + 1 < names.size(); ++level) {
+      children[level][names[level]].insert(names[level + 1]);
     }
+    auto& leaf = leaf_nodes[names.back()];
+    leaf.insert(leaf.end(), std::make_move_iterator(nodes.begin()),
+                std::make_move_iterator(nodes.end()));
   }
-  for (const auto& [label, nodes] : missing_by_label) WarnMissing(warnings, nodes, label);
-
   slurm::TopologyConf conf;
-  // Leaves first, then each level up, as Slurm reads switches defined before use.
-  for (size_t level = levels.size(); level-- > 0;) {
-    for (auto& [name, below] : children[level]) {
-      slurm::TreeSwitch tree_switch{.name = name};
-      if (level + 1 == levels.size()) {
-        tree_switch.nodes = below;
-      } else {
-        std::sort(below.begin(), below.end());
-        below.erase(std::unique(below.begin(), below.end()), below.end());
-        tree_switch.switches = below;
-      }
-      conf.switches.push_back(std::move(tree_switch));
+  for (auto& [name, nodes] : leaf_nodes)
+    conf.switches.push_back({.name = name, .nodes = std::move(nodes)});
+  for (size_t level = levels.size() - 1; level-- > 0;) {
+    for (const auto& [name, below] : children[level]) {
+      conf.switches.push_back({.name = name, .switches = {below.begin(), below.end()}});
     }
   }
-  if (!unlabeled.empty()) conf.switches.push_back({.name = kUnlabeled, .nodes = unlabeled});
+  if (!groups.unlabeled.empty()) {
+    conf.switches.push_back({.name = kUnlabeled, .nodes = std::move(groups.unlabeled)});
+  }
   return conf;
 }
 
@@ -89,8 +110,8 @@ absl::Status ValidateBlockSizes(const std::vector<int>& sizes) {
     }
     if (i == 0) continue;
     const int ratio = sizes[i] / sizes[0];
-    const bool power_of_two_multiple =
-        sizes[i] % sizes[0] == 0 && ratio > 1 && (ratio & (ratio - 1)) == 0 && sizes[i] > sizes[i - 1];
+    const bool power_of_two_multiple = sizes[i] % sizes[0] == 0 && ratio > 1 &&
+                                       (ratio & (ratio - 1)) == 0 && sizes[i] > sizes[i - 1];
     if (!power_of_two_multiple) {
       return absl::InvalidArgumentError(absl::StrCat(
           "spec.topology.blockSizes: ", absl::StrJoin(sizes, ","),
@@ -121,7 +142,8 @@ absl::StatusOr<slurm::TopologyConf> BlockTopology(
     blocks[SlurmSafeName(it->second)].push_back(member->slurm_node_name());
   }
   WarnMissing(warnings, missing, label);
-  for (auto& [name, nodes] : blocks) conf.blocks.push_back({.name = name, .nodes = std::move(nodes)});
+  for (auto& [name, nodes] : blocks)
+    conf.blocks.push_back({.name = name, .nodes = std::move(nodes)});
   return conf;
 }
 
