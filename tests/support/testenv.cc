@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "slurm/hostlist/hostlist.h"
 #include "support/child_process.h"
 
 #ifndef TIDEPOOL_SOURCE_DIR
@@ -369,63 +370,6 @@ absl::StatusOr<EnvVars> ReadEnvFile(const std::string& path) {
   return vars;
 }
 
-absl::StatusOr<std::vector<std::string>> ExpandHostlist(absl::string_view hostlist) {
-  constexpr size_t kMaxHosts = 100000;
-  std::vector<std::string> hosts;
-  // Split at the commas outside brackets.
-  std::vector<absl::string_view> items;
-  int depth = 0;
-  size_t start = 0;
-  for (size_t i = 0; i <= hostlist.size(); ++i) {
-    if (i == hostlist.size() || (hostlist[i] == ',' && depth == 0)) {
-      if (i > start) items.push_back(hostlist.substr(start, i - start));
-      start = i + 1;
-    } else if (hostlist[i] == '[') {
-      if (++depth > 1) return absl::InvalidArgumentError(absl::StrCat("nested [ in ", hostlist));
-    } else if (hostlist[i] == ']') {
-      if (--depth < 0) return absl::InvalidArgumentError(absl::StrCat("unmatched ] in ", hostlist));
-    }
-  }
-  if (depth != 0) return absl::InvalidArgumentError(absl::StrCat("unmatched [ in ", hostlist));
-  for (absl::string_view item : items) {
-    const size_t open = item.find('[');
-    if (open == absl::string_view::npos) {
-      hosts.emplace_back(item);
-      continue;
-    }
-    const size_t close = item.find(']', open);
-    const absl::string_view prefix = item.substr(0, open);
-    const absl::string_view suffix = item.substr(close + 1);
-    if (suffix.find('[') != absl::string_view::npos) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("more than one bracket group in '", item, "' is not supported"));
-    }
-    for (absl::string_view range : absl::StrSplit(item.substr(open + 1, close - open - 1), ',')) {
-      std::pair<absl::string_view, absl::string_view> bounds =
-          absl::StrSplit(range, absl::MaxSplits('-', 1));
-      if (bounds.second.empty()) bounds.second = bounds.first;
-      int64_t low = 0, high = 0;
-      if (bounds.first.empty() || !absl::SimpleAtoi(bounds.first, &low) ||
-          !absl::SimpleAtoi(bounds.second, &high) || low < 0 || high < low ||
-          !std::all_of(range.begin(), range.end(), [](char c) {
-            return std::isdigit(static_cast<unsigned char>(c)) || c == '-';
-          })) {
-        return absl::InvalidArgumentError(absl::StrCat("bad range '", range, "' in '", item, "'"));
-      }
-      if (static_cast<size_t>(high - low) + hosts.size() >= kMaxHosts) {
-        return absl::InvalidArgumentError(absl::StrCat("'", hostlist, "' is too large"));
-      }
-      const size_t width = bounds.first.size();
-      for (int64_t n = low; n <= high; ++n) {
-        std::string number = absl::StrCat(n);
-        if (number.size() < width) number.insert(0, width - number.size(), '0');
-        hosts.push_back(absl::StrCat(prefix, number, suffix));
-      }
-    }
-  }
-  return hosts;
-}
-
 absl::StatusOr<std::string> NewestVersionInRange(const std::vector<std::string>& versions,
                                                  absl::string_view oldest,
                                                  absl::string_view newest) {
@@ -524,9 +468,11 @@ absl::StatusOr<SlurmEnv> SlurmEnvFromVars(EnvVars vars) {
     return absl::InvalidArgumentError(
         absl::StrCat("TIDEPOOL_SLURM_NODE_COUNT '", count, "' is not a number"));
   }
-  absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(env.nodes);
-  if (!names.ok()) return names.status();
-  env.node_names = *std::move(names);
+  if (!env.nodes.empty()) {
+    absl::StatusOr<std::vector<std::string>> names = slurm::ExpandHostlist(env.nodes);
+    if (!names.ok()) return names.status();
+    env.node_names = *std::move(names);
+  }
   if (static_cast<int>(env.node_names.size()) != env.node_count) {
     return absl::InvalidArgumentError(absl::StrCat("TIDEPOOL_SLURM_NODES '", env.nodes, "' names ",
                                                    env.node_names.size(), " nodes, but ",

@@ -29,10 +29,6 @@ using EnvVars = std::map<std::string, std::string>;
 absl::StatusOr<EnvVars> ParseEnvFile(absl::string_view content);
 absl::StatusOr<EnvVars> ReadEnvFile(const std::string& path);
 
-// Expands a simple Slurm hostlist: "n-[01-03],gpu[1,3-4]x,login" (one bracket group
-// per name). Anything else is InvalidArgument.
-absl::StatusOr<std::vector<std::string>> ExpandHostlist(absl::string_view hostlist);
-
 // The newest of `versions` ("v0.0.40 v0.0.42 …") within [oldest, newest]; NotFound if none.
 absl::StatusOr<std::string> NewestVersionInRange(const std::vector<std::string>& versions,
                                                  absl::string_view oldest,

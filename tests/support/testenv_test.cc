@@ -99,20 +99,6 @@ TEST_CASE("reading a missing env file is NotFound") {
   CHECK(ReadEnvFile("/nonexistent/tidepool/env").status().code() == absl::StatusCode::kNotFound);
 }
 
-TEST_CASE("hostlists expand like scontrol show hostnames") {
-  CHECK(ExpandHostlist("n-[01-03]").value() == Strings{"n-01", "n-02", "n-03"});
-  CHECK(ExpandHostlist("gpu[8-10,12]x,login").value() ==
-        Strings{"gpu8x", "gpu9x", "gpu10x", "gpu12x", "login"});
-  CHECK(ExpandHostlist("n[098-101]").value() == Strings{"n098", "n099", "n100", "n101"});
-  CHECK(ExpandHostlist("single").value() == Strings{"single"});
-  CHECK(ExpandHostlist("").value().empty());
-  for (const char* bad :
-       {"n-[03-01]", "n-[01", "n-01]", "n[1-2]x[3]", "n[a-b]", "n[[1]]", "n[]", "n[0-999999]"}) {
-    INFO(bad);
-    CHECK(ExpandHostlist(bad).status().code() == absl::StatusCode::kInvalidArgument);
-  }
-}
-
 TEST_CASE("the newest REST version within the supported range") {
   const Strings sid = {"v0.0.42", "v0.0.43", "v0.0.44", "v0.0.45"};
   const Strings trixie = {"v0.0.40", "v0.0.41", "v0.0.42"};
