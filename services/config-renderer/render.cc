@@ -114,10 +114,10 @@ void FillPartitions(const RenderRequest& request, const std::vector<const Member
   }
 }
 
-// Device files only for GPUs, and only where the environment has them.
+// Device files only for GPUs.
 std::string DevicePrefix(const RenderRequest& request, const std::string& gres_name) {
-  if (gres_name != "gpu" || request.environment().gres_without_device_files()) return "";
-  return "/dev/nvidia";
+  if (gres_name != "gpu") return "";
+  return Or(request.environment().gpu_device_prefix(), "/dev/nvidia");
 }
 
 struct DerivedNodes {

@@ -212,16 +212,17 @@ TEST_CASE("Render with AutoDetect and environment overrides") {
 namespace tidepool::renderer {
 namespace {
 
-TEST_CASE("Render can leave device files out of gres.conf for hosts without GPUs") {
+TEST_CASE("Render takes GPU device files from the environment's prefix") {
   tidepool::v1::RenderRequest request;
   *request.mutable_cluster() = testing::Cluster();
   *request.add_node_sets() = testing::NodeSet("h100");
   *request.add_members() = testing::Member("h100-01", "h100");
-  request.mutable_environment()->set_gres_without_device_files(true);
+  request.mutable_environment()->set_gpu_device_prefix("/etc/slurm/fake-nvidia");
   auto response = Render(request);
   REQUIRE(response.ok());
   CHECK(absl::StrContains(response->files(1).content(),
-                          "\nNodeName=h100-01 Name=gpu Type=h100 Count=8\n"));
+                          "\nNodeName=h100-01 Name=gpu Type=h100 File=/etc/slurm/fake-nvidia[0-7] "
+                          "Count=8\n"));
 }
 
 }  // namespace
