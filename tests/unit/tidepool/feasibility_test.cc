@@ -2,7 +2,7 @@
 
 #include <catch2/catch_test_macros.hpp>
 
-#include "fixtures.h"
+#include "support/api_fixtures.h"
 
 namespace tidepool::api {
 namespace {

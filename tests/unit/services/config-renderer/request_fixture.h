@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "support/api_fixtures.h"
 #include "tidepool/resources.h"
 #include "tidepool/v1/renderer.pb.h"
 
@@ -17,11 +18,7 @@ inline tidepool::v1::SlurmCluster Cluster(const std::string& spec_fields = "") {
 }
 
 inline tidepool::v1::NodeSet NodeSet(const std::string& name, const std::string& spec_fields = "") {
-  return api::ParseNodeSet(R"({"apiVersion": "tidepool.dev/v1alpha1", "kind": "NodeSet",
-      "metadata": {"name": ")" + name + R"(", "namespace": "hpc"},
-      "spec": {"clusterRef": {"name": "research"})" +
-                           (spec_fields.empty() ? "" : ", " + spec_fields) + "}}")
-      .value();
+  return NodeSetWith(name, spec_fields);
 }
 
 // A member with 64 CPUs, 256 GiB, 8 H100s, and the given extra labels (JSON object body).

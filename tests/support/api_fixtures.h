@@ -6,6 +6,8 @@
 
 namespace tidepool::testing {
 
+// Tidepool resources from short JSON, for tests.
+
 // A NodeSet of cluster "research" with the given spec fields (a JSON object body).
 inline tidepool::v1::NodeSet NodeSetWith(const std::string& name, const std::string& spec_fields) {
   return api::ParseNodeSet(R"({"apiVersion": "tidepool.dev/v1alpha1", "kind": "NodeSet",
