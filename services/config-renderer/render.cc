@@ -100,17 +100,27 @@ void FillPartitions(const RenderRequest& request, const std::vector<const Member
     conf.partitions.push_back(std::move(all));
     return;
   }
+  // NodeSet -> the partitions that list it, so members are visited once.
+  absl::flat_hash_map<absl::string_view, std::vector<size_t>> partitions_of;
   for (const auto& spec : partitions) {
-    const std::set<std::string> node_sets(spec.node_sets().begin(), spec.node_sets().end());
-    slurm::PartitionConfig partition{.name = spec.name(),
-                                     .is_default = spec.default_(),
-                                     .max_time = spec.max_time(),
-                                     .extra = {spec.config().begin(), spec.config().end()}};
-    for (const MemberNode* member : members) {
-      if (node_sets.contains(member->node_set()))
-        partition.nodes.push_back(member->slurm_node_name());
+    for (const std::string& node_set : spec.node_sets()) {
+      partitions_of[node_set].push_back(conf.partitions.size());
     }
-    conf.partitions.push_back(std::move(partition));
+    conf.partitions.push_back({.name = spec.name(),
+                               .is_default = spec.default_(),
+                               .max_time = spec.max_time(),
+                               .extra = {spec.config().begin(), spec.config().end()}});
+  }
+  const std::vector<size_t>* targets = nullptr;
+  absl::string_view current_node_set;
+  for (const MemberNode* member : members) {
+    if (targets == nullptr || member->node_set() != current_node_set) {
+      current_node_set = member->node_set();
+      auto it = partitions_of.find(current_node_set);
+      static const std::vector<size_t> kNone;
+      targets = it == partitions_of.end() ? &kNone : &it->second;
+    }
+    for (size_t index : *targets) conf.partitions[index].nodes.push_back(member->slurm_node_name());
   }
 }
 
@@ -139,9 +149,13 @@ absl::StatusOr<DerivedNodes> DeriveNodes(const RenderRequest& request,
   derived.gres.auto_detect = request.cluster().spec().gres().auto_detect();
   derived.nodes.reserve(members.size());
   derived.gres.nodes.reserve(members.size());
+  // Members come sorted by name, so one NodeSet's members mostly follow each other.
+  const NodeSetRules* rules = nullptr;
   for (const MemberNode* member : members) {
-    absl::StatusOr<DerivedNode> node =
-        DeriveNode(node_sets.at(member->node_set()), *member, warnings);
+    if (rules == nullptr || rules->node_set->metadata().name() != member->node_set()) {
+      rules = &node_sets.at(member->node_set());
+    }
+    absl::StatusOr<DerivedNode> node = DeriveNode(*rules, *member, warnings);
     if (!node.ok()) return node.status();
     if (node->gres.has_value()) {
       derived.gres_types.insert(node->gres->name);
