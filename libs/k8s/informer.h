@@ -1,0 +1,121 @@
+#pragma once
+
+// An informer: one shared cache of a resource (list + watch through RunWatch), objects
+// keyed by namespace/name, indexed by namespace and by label, with add/update/delete
+// handlers and HasSynced. Handlers run on the informer's watch thread, after the cache
+// has been updated; they should only enqueue keys (level-triggered controllers read the
+// cache in their sync).
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "k8s/client.h"
+#include "k8s/resource.h"
+#include "k8s/watch.h"
+
+namespace tidepool::k8s {
+
+struct CachedObject {
+  ObjectMeta meta;
+  std::string json;
+};
+using CachedObjectPtr = std::shared_ptr<const CachedObject>;
+
+struct InformerHandlers {
+  std::function<void(const CachedObjectPtr&)> on_add;
+  std::function<void(const CachedObjectPtr& old_object, const CachedObjectPtr& new_object)>
+      on_update;
+  // The last state the cache had (after a resync, possibly not the final one on the server).
+  std::function<void(const CachedObjectPtr&)> on_delete;
+};
+
+struct InformerOptions {
+  std::string label_selector;
+  std::string field_selector;
+  WatchOptions watch;  // backoff, page size, timeouts, on_error (selectors set from above)
+};
+
+class Informer {
+ public:
+  // `ns` empty: all namespaces (or a cluster-scoped type). `client` outlives the informer.
+  Informer(Client& client, ResourceType type, std::string ns, InformerOptions options = {});
+  ~Informer() { Stop(); }
+  Informer(const Informer&) = delete;
+  Informer& operator=(const Informer&) = delete;
+
+  // Handlers added before Start see every object; later ones get on_add for each object
+  // already cached (replayed before they see further events).
+  void AddHandlers(InformerHandlers handlers);
+  void Start();
+  void Stop();
+
+  // True once the first list has been stored and handled.
+  bool HasSynced();
+  bool WaitForSync(absl::Duration timeout);
+
+  CachedObjectPtr Get(const std::string& key);  // null when absent
+  CachedObjectPtr Get(const std::string& ns, const std::string& name) {
+    return Get(ns.empty() ? name : ns + "/" + name);
+  }
+  std::vector<CachedObjectPtr> List();  // ordered by key
+  std::vector<CachedObjectPtr> ListNamespace(const std::string& ns);
+  std::vector<CachedObjectPtr> ListByLabel(const std::string& key, const std::string& value);
+  std::vector<std::string> Keys();
+  // The resourceVersion the cache is at (last event, bookmark or list).
+  std::string LastResourceVersion();
+
+  // Applies one event as the watch would (public so the cache logic is unit tested
+  // without a server).
+  void HandleEvent(const WatchEvent& event);
+
+ private:
+  void IndexLocked(const CachedObjectPtr& object, bool add) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  std::vector<CachedObjectPtr> ByKeysLocked(const std::set<std::string>& keys)
+      ABSL_SHARED_LOCKS_REQUIRED(mutex_);
+
+  Client& client_;
+  const ResourceType type_;
+  const std::string ns_;
+  const InformerOptions options_;
+
+  absl::Mutex handlers_mutex_;  // held while handlers run (keeps their order)
+  std::vector<InformerHandlers> handlers_ ABSL_GUARDED_BY(handlers_mutex_);
+
+  absl::Mutex mutex_;
+  std::map<std::string, CachedObjectPtr> objects_ ABSL_GUARDED_BY(mutex_);
+  std::map<std::string, std::set<std::string>> by_namespace_ ABSL_GUARDED_BY(mutex_);
+  std::map<std::string, std::set<std::string>> by_label_ ABSL_GUARDED_BY(mutex_);  // "k=v"
+  std::string resource_version_ ABSL_GUARDED_BY(mutex_);
+  bool synced_ ABSL_GUARDED_BY(mutex_) = false;
+
+  std::unique_ptr<BackgroundWatch> watch_;
+};
+
+// One informer per (resource, namespace, selectors), shared by every controller of a
+// process: they all read one cache and one watch feeds it. Informers live as long as the
+// factory; Start starts those not yet started.
+class InformerFactory {
+ public:
+  explicit InformerFactory(Client& client) : client_(client) {}
+  // The informer for this resource; the same object for the same arguments.
+  Informer& For(const ResourceType& type, const std::string& ns = "",
+                const InformerOptions& options = {});
+  void Start();
+  // True when every informer made so far has synced, waiting at most `timeout` in all.
+  bool WaitForSync(absl::Duration timeout);
+  void Stop();
+
+ private:
+  Client& client_;
+  absl::Mutex mutex_;
+  std::map<std::string, std::unique_ptr<Informer>> informers_ ABSL_GUARDED_BY(mutex_);
+};
+
+}  // namespace tidepool::k8s

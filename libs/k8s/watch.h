@@ -1,0 +1,118 @@
+#pragma once
+
+// Watches: the event stream format (newline-delimited JSON, parsed incrementally), the
+// relist diff (pure), and a watch that keeps going: it restarts from the last
+// resourceVersion it saw when the connection drops, and when that version is too old
+// (410 Gone / Expired, as an HTTP status or an ERROR event) it lists again and emits a
+// synthetic resync, so the consumer ends with the final state of every object and a
+// deletion for each object that vanished meanwhile, without repeats or losses.
+
+#include <functional>
+#include <map>
+#include <stop_token>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "k8s/client.h"
+#include "k8s/resource.h"
+
+namespace tidepool::k8s {
+
+enum class WatchEventType {
+  kAdded,
+  kModified,
+  kDeleted,
+  kBookmark,  // only meta.resource_version is meaningful
+  kError,     // `error` holds the Status the server sent
+  kSynced,    // (RunWatch only) a list or relist has been delivered; meta.resource_version
+};
+
+absl::string_view WatchEventTypeName(WatchEventType type);  // "ADDED", …, "SYNCED"
+
+struct WatchEvent {
+  WatchEventType type = WatchEventType::kAdded;
+  std::string object_json;  // the object (empty for kSynced)
+  ObjectMeta meta;
+  absl::Status error;      // kError only
+  bool synthetic = false;  // made by a list/relist, not sent by a watch
+};
+
+// One line of a watch stream ({"type":"ADDED","object":{…}}).
+absl::StatusOr<WatchEvent> ParseWatchEvent(absl::string_view line);
+
+// Splits a byte stream into lines however it is chunked; empty lines are skipped.
+class LineSplitter {
+ public:
+  // Calls `on_line` for each complete line in `chunk` (plus what earlier chunks left);
+  // stops early, returning false, when `on_line` does.
+  bool Feed(absl::string_view chunk, const std::function<bool(absl::string_view line)>& on_line);
+  size_t pending_bytes() const { return pending_.size(); }
+
+ private:
+  std::string pending_;
+};
+
+// What the consumer of a watch last saw of an object.
+struct KnownObject {
+  std::string resource_version;
+  std::string object_json;
+  std::string uid;
+};
+using KnownObjects = std::map<std::string, KnownObject>;  // by ObjectMeta::Key()
+
+// The events that take a consumer who saw `known` to the `listed` objects: DELETED (with
+// the last known object) for keys no longer listed, ADDED for new keys, MODIFIED for
+// changed resourceVersions; nothing for unchanged ones. An object deleted and created
+// again under the same name (another uid) is a DELETED and an ADDED. Deletions first,
+// then by key. All events are synthetic. Items without a name are skipped.
+std::vector<WatchEvent> ResyncEvents(const KnownObjects& known,
+                                     const std::vector<std::string>& listed);
+// Applies an ADDED/MODIFIED/DELETED event to `known`.
+void ApplyEvent(const WatchEvent& event, KnownObjects& known);
+
+struct WatchOptions {
+  std::string label_selector;
+  std::string field_selector;
+  // Start after this version with `initial_objects` (JSON) as what the consumer already
+  // has (a List's resourceVersion and items). Empty: list first, emitting ADDED for every
+  // object and then kSynced.
+  std::string resource_version;
+  std::vector<std::string> initial_objects;
+  int64_t server_timeout_seconds = 300;  // each watch request; then it is renewed
+  int64_t list_page_size = 500;
+  absl::Duration min_backoff = absl::Milliseconds(200);
+  absl::Duration max_backoff = absl::Seconds(10);
+  // Called with each failure before a retry (the watch itself never gives up).
+  std::function<void(const absl::Status&)> on_error;
+};
+
+// Watches until `stop` is requested, then returns OK. `on_event` runs on the calling
+// thread with ADDED/MODIFIED/DELETED/BOOKMARK (from the server or synthetic) and
+// kSynced after each list. InvalidArgument for a bad resource path.
+absl::Status RunWatch(Client& client, const ResourceType& type, const std::string& ns,
+                      WatchOptions options, const std::function<void(const WatchEvent&)>& on_event,
+                      std::stop_token stop);
+
+// RunWatch on a thread of its own, stopped and joined on destruction.
+class BackgroundWatch {
+ public:
+  BackgroundWatch(Client& client, ResourceType type, std::string ns, WatchOptions options,
+                  std::function<void(const WatchEvent&)> on_event);
+  ~BackgroundWatch() { Stop(); }
+  BackgroundWatch(const BackgroundWatch&) = delete;
+  BackgroundWatch& operator=(const BackgroundWatch&) = delete;
+  void Stop();
+  // RunWatch's result once stopped.
+  absl::Status result() const { return result_; }
+
+ private:
+  absl::Status result_;
+  std::jthread thread_;
+};
+
+}  // namespace tidepool::k8s

@@ -1,0 +1,140 @@
+#include "k8s/workqueue.h"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+#include "absl/time/clock.h"
+
+namespace tidepool::k8s {
+
+WorkQueue::WorkQueue(Clock* clock, WorkQueueOptions options)
+    : clock_(clock), options_(options), bucket_(options.qps, options.burst, clock) {}
+
+void WorkQueue::AddLocked(const std::string& key) {
+  if (shutting_down_ || dirty_.count(key) != 0) return;
+  dirty_.insert(key);
+  if (processing_.count(key) != 0) return;  // queued again on Done
+  queue_.push_back(key);
+}
+
+void WorkQueue::Add(const std::string& key) {
+  absl::MutexLock lock(&mutex_);
+  AddLocked(key);
+}
+
+void WorkQueue::AddAfter(const std::string& key, absl::Duration delay) {
+  absl::MutexLock lock(&mutex_);
+  if (shutting_down_) return;
+  if (delay <= absl::ZeroDuration()) {
+    AddLocked(key);
+    return;
+  }
+  const absl::Time due = clock_->Now() + delay;
+  auto it = waiting_due_.find(key);
+  if (it != waiting_due_.end()) {
+    if (it->second <= due) return;  // already due sooner
+    for (auto w = waiting_.begin(); w != waiting_.end(); ++w) {
+      if (std::get<2>(*w) == key) {
+        waiting_.erase(w);
+        break;
+      }
+    }
+  }
+  waiting_due_[key] = due;
+  waiting_.emplace(due, sequence_++, key);
+}
+
+absl::Duration WorkQueue::NextDelay(const std::string& key) {
+  int failures;
+  {
+    absl::MutexLock lock(&mutex_);
+    failures = failures_[key]++;
+  }
+  const double factor = std::ldexp(1.0, std::min(failures, 62));
+  const absl::Duration per_key =
+      std::min(options_.max_delay,
+               absl::Seconds(absl::ToDoubleSeconds(options_.base_delay) * std::min(factor, 1e12)));
+  return std::max(per_key, bucket_.Reserve());
+}
+
+void WorkQueue::AddRateLimited(const std::string& key) { AddAfter(key, NextDelay(key)); }
+
+void WorkQueue::Forget(const std::string& key) {
+  absl::MutexLock lock(&mutex_);
+  failures_.erase(key);
+}
+
+int WorkQueue::NumRequeues(const std::string& key) {
+  absl::MutexLock lock(&mutex_);
+  auto it = failures_.find(key);
+  return it == failures_.end() ? 0 : it->second;
+}
+
+void WorkQueue::PromoteDueLocked() {
+  const absl::Time now = clock_->Now();
+  while (!waiting_.empty() && std::get<0>(*waiting_.begin()) <= now) {
+    const std::string key = std::get<2>(*waiting_.begin());
+    waiting_.erase(waiting_.begin());
+    waiting_due_.erase(key);
+    AddLocked(key);
+  }
+}
+
+std::optional<std::string> WorkQueue::PopLocked() {
+  if (queue_.empty()) return std::nullopt;
+  std::string key = std::move(queue_.front());
+  queue_.pop_front();
+  processing_.insert(key);
+  dirty_.erase(key);
+  return key;
+}
+
+std::optional<std::string> WorkQueue::TryGet() {
+  absl::MutexLock lock(&mutex_);
+  PromoteDueLocked();
+  return PopLocked();
+}
+
+std::optional<std::string> WorkQueue::Get() {
+  absl::MutexLock lock(&mutex_);
+  while (true) {
+    PromoteDueLocked();
+    if (!queue_.empty()) return PopLocked();
+    if (shutting_down_) return std::nullopt;
+    // Wait for an Add, or until the next delayed key is due (re-checked at least every
+    // 100 ms of real time, so a clock that is not the real one is followed too).
+    absl::Duration wait = absl::Milliseconds(100);
+    if (!waiting_.empty()) {
+      wait = std::clamp(std::get<0>(*waiting_.begin()) - clock_->Now(), absl::ZeroDuration(), wait);
+    }
+    auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+      return !queue_.empty() || shutting_down_;
+    };
+    mutex_.AwaitWithTimeout(absl::Condition(&ready), wait);
+  }
+}
+
+void WorkQueue::Done(const std::string& key) {
+  absl::MutexLock lock(&mutex_);
+  processing_.erase(key);
+  if (dirty_.count(key) != 0) queue_.push_back(key);
+}
+
+void WorkQueue::ShutDown() {
+  absl::MutexLock lock(&mutex_);
+  shutting_down_ = true;
+}
+
+bool WorkQueue::shutting_down() {
+  absl::MutexLock lock(&mutex_);
+  return shutting_down_;
+}
+
+size_t WorkQueue::Len() {
+  absl::MutexLock lock(&mutex_);
+  PromoteDueLocked();
+  return queue_.size();
+}
+
+}  // namespace tidepool::k8s

@@ -1,0 +1,80 @@
+#pragma once
+
+// A work queue of object keys, as client-go's rate-limited workqueue: a key is queued at
+// most once however often it is added; a key being processed is not handed out again
+// until Done, and if it was added meanwhile it is queued again then. Retries are delayed
+// per key with exponential backoff (base * 2^failures, capped) and, over all keys, by a
+// token bucket. Time comes from an injected clock. Thread-safe.
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "k8s/clock.h"
+#include "k8s/rate_limiter.h"
+
+namespace tidepool::k8s {
+
+struct WorkQueueOptions {
+  absl::Duration base_delay = absl::Milliseconds(5);
+  absl::Duration max_delay = absl::Seconds(1000);
+  double qps = 10;  // overall retry rate (AddRateLimited); <= 0 for none
+  int burst = 100;
+};
+
+class WorkQueue {
+ public:
+  explicit WorkQueue(Clock* clock, WorkQueueOptions options = {});
+
+  void Add(const std::string& key);
+  // Adds `key` once `delay` has passed on the clock (at once if not positive).
+  void AddAfter(const std::string& key, absl::Duration delay);
+  // Adds `key` after its backoff: the larger of the per-key exponential delay and the
+  // overall bucket's. Counts a failure for the key.
+  void AddRateLimited(const std::string& key);
+  // The delay AddRateLimited would use now, counting a failure (exposed for tests).
+  absl::Duration NextDelay(const std::string& key);
+  // Clears the key's failure count (after a successful sync).
+  void Forget(const std::string& key);
+  int NumRequeues(const std::string& key);
+
+  // The next key, waiting for one; nullopt once shut down. Call Done(key) after.
+  std::optional<std::string> Get();
+  // The next key if one is ready now (delayed keys whose time has come included).
+  std::optional<std::string> TryGet();
+  void Done(const std::string& key);
+
+  // Add does nothing afterwards; Get hands out what is queued, then nullopt.
+  void ShutDown();
+  bool shutting_down();
+  size_t Len();  // keys ready to be handed out
+
+ private:
+  void AddLocked(const std::string& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  void PromoteDueLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  std::optional<std::string> PopLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+
+  Clock* const clock_;
+  const WorkQueueOptions options_;
+  TokenBucketRateLimiter bucket_;
+  absl::Mutex mutex_;
+  std::deque<std::string> queue_ ABSL_GUARDED_BY(mutex_);
+  std::set<std::string> dirty_ ABSL_GUARDED_BY(mutex_);       // queued or to requeue
+  std::set<std::string> processing_ ABSL_GUARDED_BY(mutex_);  // handed out, not Done
+  std::map<std::string, int> failures_ ABSL_GUARDED_BY(mutex_);
+  // Delayed keys: due time, sequence (FIFO among equal times), key.
+  std::set<std::tuple<absl::Time, uint64_t, std::string>> waiting_ ABSL_GUARDED_BY(mutex_);
+  std::map<std::string, absl::Time> waiting_due_ ABSL_GUARDED_BY(mutex_);
+  uint64_t sequence_ ABSL_GUARDED_BY(mutex_) = 0;
+  bool shutting_down_ ABSL_GUARDED_BY(mutex_) = false;
+};
+
+}  // namespace tidepool::k8s

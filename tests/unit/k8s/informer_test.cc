@@ -1,0 +1,87 @@
+#include "k8s/informer.h"
+
+#include <catch2/catch_test_macros.hpp>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+namespace tidepool::k8s {
+namespace {
+
+WatchEvent Event(WatchEventType type, const std::string& ns, const std::string& name,
+                 const std::string& rv, const std::string& app) {
+  const std::string json =
+      absl::StrCat(R"({"metadata":{"name":")", name, R"(","namespace":")", ns,
+                   R"(","resourceVersion":")", rv, R"(","labels":{"app":")", app, R"("}}})");
+  WatchEvent event;
+  event.type = type;
+  event.object_json = json;
+  event.meta = *ParseObjectMeta(json);
+  return event;
+}
+
+std::vector<std::string> Keys(const std::vector<CachedObjectPtr>& objects) {
+  std::vector<std::string> out;
+  for (const CachedObjectPtr& o : objects) out.push_back(o->meta.Key());
+  return out;
+}
+
+TEST_CASE("the informer cache: store, indexes, handlers, synced") {
+  ClientConfig config;
+  config.server = "https://127.0.0.1:1";  // never contacted: events are fed by hand
+  Client client(config);
+  Informer informer(client, ConfigMaps(), "");
+  std::vector<std::string> seen;
+  informer.AddHandlers({
+      .on_add = [&](const CachedObjectPtr& o) { seen.push_back("add " + o->meta.Key()); },
+      .on_update =
+          [&](const CachedObjectPtr& old_object, const CachedObjectPtr& new_object) {
+            seen.push_back(absl::StrCat("update ", new_object->meta.Key(), " ",
+                                        old_object->meta.resource_version, "->",
+                                        new_object->meta.resource_version));
+          },
+      .on_delete = [&](const CachedObjectPtr& o) { seen.push_back("delete " + o->meta.Key()); },
+  });
+  CHECK_FALSE(informer.HasSynced());
+  informer.HandleEvent(Event(WatchEventType::kAdded, "a", "x", "1", "web"));
+  informer.HandleEvent(Event(WatchEventType::kAdded, "b", "y", "2", "web"));
+  informer.HandleEvent(Event(WatchEventType::kAdded, "a", "z", "3", "db"));
+  WatchEvent synced;
+  synced.type = WatchEventType::kSynced;
+  synced.meta.resource_version = "3";
+  informer.HandleEvent(synced);
+  CHECK(informer.HasSynced());
+  CHECK(informer.WaitForSync(absl::ZeroDuration()));
+  CHECK(informer.LastResourceVersion() == "3");
+
+  CHECK(Keys(informer.List()) == std::vector<std::string>{"a/x", "a/z", "b/y"});
+  CHECK(Keys(informer.ListNamespace("a")) == std::vector<std::string>{"a/x", "a/z"});
+  CHECK(Keys(informer.ListByLabel("app", "web")) == std::vector<std::string>{"a/x", "b/y"});
+  REQUIRE(informer.Get("a", "z") != nullptr);
+  CHECK(informer.Get("a/z")->meta.resource_version == "3");
+  CHECK(informer.Get("a/nope") == nullptr);
+
+  // A label change moves the object between label indexes.
+  informer.HandleEvent(Event(WatchEventType::kModified, "a", "x", "4", "db"));
+  CHECK(Keys(informer.ListByLabel("app", "web")) == std::vector<std::string>{"b/y"});
+  CHECK(Keys(informer.ListByLabel("app", "db")) == std::vector<std::string>{"a/x", "a/z"});
+  informer.HandleEvent(Event(WatchEventType::kDeleted, "b", "y", "5", "web"));
+  CHECK(informer.ListByLabel("app", "web").empty());
+  CHECK(informer.ListNamespace("b").empty());
+  // Deleting what is not cached tells no one.
+  informer.HandleEvent(Event(WatchEventType::kDeleted, "b", "y", "6", "web"));
+  CHECK(informer.LastResourceVersion() == "6");
+
+  CHECK(seen ==
+        std::vector<std::string>{"add a/x", "add b/y", "add a/z", "update a/x 1->4", "delete b/y"});
+
+  // A handler added late is told about what is cached first.
+  std::vector<std::string> late;
+  informer.AddHandlers(
+      {.on_add = [&](const CachedObjectPtr& o) { late.push_back(o->meta.Key()); }});
+  CHECK(late == std::vector<std::string>{"a/x", "a/z"});
+}
+
+}  // namespace
+}  // namespace tidepool::k8s
