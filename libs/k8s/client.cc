@@ -103,7 +103,7 @@ absl::StatusOr<Scale> ParseScale(absl::string_view json) {
   return scale;
 }
 
-Client::Client(ClientConfig config, Clock* clock)
+Client::Client(ClientConfig config, common::Clock* clock)
     : transport_(std::move(config)),
       limiter_(transport_.config().qps, transport_.config().burst, clock) {}
 

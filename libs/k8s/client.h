@@ -18,7 +18,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "k8s/clock.h"
+#include "common/clock.h"
 #include "k8s/config.h"
 #include "k8s/rate_limiter.h"
 #include "k8s/resource.h"
@@ -85,7 +85,7 @@ struct WatchRequest {
 class Client {
  public:
   // `clock` (for the rate limiter) must outlive the client.
-  explicit Client(ClientConfig config, Clock* clock = RealClock());
+  explicit Client(ClientConfig config, common::Clock* clock = common::RealClock());
 
   // POST: the created object.
   absl::StatusOr<std::string> Create(const ResourceType& type, absl::string_view ns,

@@ -19,9 +19,20 @@ struct Suffix {
 };
 
 constexpr std::array<Suffix, 14> kSuffixes = {{
-    {"Ki", 2, 10}, {"Mi", 2, 20}, {"Gi", 2, 30}, {"Ti", 2, 40}, {"Pi", 2, 50}, {"Ei", 2, 60},
-    {"n", 10, -9}, {"u", 10, -6}, {"m", 10, -3}, {"k", 10, 3},  {"M", 10, 6},  {"G", 10, 9},
-    {"T", 10, 12}, {"P", 10, 15},
+    {"Ki", 2, 10},
+    {"Mi", 2, 20},
+    {"Gi", 2, 30},
+    {"Ti", 2, 40},
+    {"Pi", 2, 50},
+    {"Ei", 2, 60},
+    {"n", 10, -9},
+    {"u", 10, -6},
+    {"m", 10, -3},
+    {"k", 10, 3},
+    {"M", 10, 6},
+    {"G", 10, 9},
+    {"T", 10, 12},
+    {"P", 10, 15},
 }};
 constexpr Suffix kExa = {"E", 10, 18};
 constexpr int128 kLimit = static_cast<int128>(INT64_MAX);
@@ -34,9 +45,8 @@ absl::Status Invalid(absl::string_view quantity, absl::string_view why) {
 // Splits "1.5Gi" into number "1.5" and suffix "Gi"; "1e3" into "1" and exponent 3.
 absl::StatusOr<std::pair<absl::string_view, Suffix>> SplitSuffix(absl::string_view quantity) {
   size_t end = 0;
-  while (end < quantity.size() &&
-         (absl::ascii_isdigit(quantity[end]) || quantity[end] == '.' ||
-          (end == 0 && (quantity[end] == '+' || quantity[end] == '-')))) {
+  while (end < quantity.size() && (absl::ascii_isdigit(quantity[end]) || quantity[end] == '.' ||
+                                   (end == 0 && (quantity[end] == '+' || quantity[end] == '-')))) {
     ++end;
   }
   const absl::string_view number = quantity.substr(0, end);

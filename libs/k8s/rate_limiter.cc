@@ -4,7 +4,7 @@
 
 namespace tidepool::k8s {
 
-TokenBucketRateLimiter::TokenBucketRateLimiter(double qps, int burst, Clock* clock)
+TokenBucketRateLimiter::TokenBucketRateLimiter(double qps, int burst, common::Clock* clock)
     : qps_(qps), burst_(std::max(burst, 1)), clock_(clock), tokens_(burst_), last_(clock->Now()) {}
 
 void TokenBucketRateLimiter::RefillLocked(absl::Time now) {

@@ -6,14 +6,14 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "k8s/clock.h"
+#include "common/clock.h"
 
 namespace tidepool::k8s {
 
 class TokenBucketRateLimiter {
  public:
   // qps <= 0 means no limit. burst < 1 counts as 1. `clock` must outlive the limiter.
-  TokenBucketRateLimiter(double qps, int burst, Clock* clock);
+  TokenBucketRateLimiter(double qps, int burst, common::Clock* clock);
 
   // Takes a token now if one is there; false (and nothing taken) otherwise.
   bool TryAccept();
@@ -32,7 +32,7 @@ class TokenBucketRateLimiter {
 
   const double qps_;
   const int burst_;
-  Clock* const clock_;
+  common::Clock* const clock_;
   absl::Mutex mutex_;
   double tokens_ ABSL_GUARDED_BY(mutex_);
   absl::Time last_ ABSL_GUARDED_BY(mutex_);

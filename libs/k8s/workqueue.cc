@@ -8,7 +8,7 @@
 
 namespace tidepool::k8s {
 
-WorkQueue::WorkQueue(Clock* clock, WorkQueueOptions options)
+WorkQueue::WorkQueue(common::Clock* clock, WorkQueueOptions options)
     : clock_(clock), options_(options), bucket_(options.qps, options.burst, clock) {}
 
 void WorkQueue::AddLocked(const std::string& key) {

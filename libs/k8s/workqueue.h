@@ -18,7 +18,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "k8s/clock.h"
+#include "common/clock.h"
 #include "k8s/rate_limiter.h"
 
 namespace tidepool::k8s {
@@ -32,7 +32,7 @@ struct WorkQueueOptions {
 
 class WorkQueue {
  public:
-  explicit WorkQueue(Clock* clock, WorkQueueOptions options = {});
+  explicit WorkQueue(common::Clock* clock, WorkQueueOptions options = {});
 
   void Add(const std::string& key);
   // Adds `key` once `delay` has passed on the clock (at once if not positive).
@@ -62,7 +62,7 @@ class WorkQueue {
   void PromoteDueLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   std::optional<std::string> PopLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
-  Clock* const clock_;
+  common::Clock* const clock_;
   const WorkQueueOptions options_;
   TokenBucketRateLimiter bucket_;
   absl::Mutex mutex_;

@@ -58,7 +58,8 @@ absl::Status WriteNode(const YAML::Node& node, JsonWriter& writer, int depth) {
     case YAML::NodeType::Map:
       writer.StartObject();
       for (const auto& entry : node) {
-        if (!entry.first.IsScalar()) return absl::InvalidArgumentError("YAML map key is not a scalar");
+        if (!entry.first.IsScalar())
+          return absl::InvalidArgumentError("YAML map key is not a scalar");
         const std::string& key = entry.first.Scalar();
         writer.Key(key.c_str(), static_cast<rapidjson::SizeType>(key.size()));
         absl::Status status = WriteNode(entry.second, writer, depth + 1);

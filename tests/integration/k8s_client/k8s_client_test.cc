@@ -16,8 +16,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "common/clock.h"
 #include "k8s/client.h"
-#include "k8s/clock.h"
 #include "k8s/config.h"
 #include "k8s/errors.h"
 #include "k8s/informer.h"
@@ -244,7 +244,7 @@ TEST_CASE("requests pass the rate limiter and honour their timeouts") {
   ClientConfig config = RequireOk(LoadKubeconfig(env.kubeconfig));
   config.qps = 10;
   config.burst = 2;
-  FakeClock clock;
+  common::FakeClock clock;
   Client client(config, &clock);
   for (int i = 0; i < 5; ++i) {
     CHECK(absl::IsNotFound(client.Get(ConfigMaps(), "default", "tp-client-no-such").status()));
@@ -619,7 +619,7 @@ TEST_CASE("an informer caches, indexes and feeds a work queue") {
   RequireOk(client->Create(ConfigMaps(), "default", ConfigMap(names[0], "1", "", run)));
   RequireOk(client->Create(ConfigMaps(), "default", ConfigMap(names[1], "2", "", run)));
 
-  WorkQueue queue(RealClock());
+  WorkQueue queue(common::RealClock());
   InformerFactory factory(*client);
   const InformerOptions options{.label_selector = absl::StrCat("k8s-client-test=", run)};
   Informer& informer = factory.For(ConfigMaps(), "default", options);

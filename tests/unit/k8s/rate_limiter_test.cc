@@ -8,7 +8,7 @@ namespace tidepool::k8s {
 namespace {
 
 TEST_CASE("a full bucket allows a burst, then one request per 1/qps") {
-  FakeClock clock;
+  common::FakeClock clock;
   TokenBucketRateLimiter limiter(10, 3, &clock);
   CHECK(limiter.Reserve() == absl::ZeroDuration());
   CHECK(limiter.Reserve() == absl::ZeroDuration());
@@ -21,7 +21,7 @@ TEST_CASE("a full bucket allows a burst, then one request per 1/qps") {
 }
 
 TEST_CASE("Wait sleeps on the injected clock") {
-  FakeClock clock;
+  common::FakeClock clock;
   TokenBucketRateLimiter limiter(5, 2, &clock);
   const absl::Time start = clock.Now();
   for (int i = 0; i < 12; ++i) limiter.Wait();
@@ -31,7 +31,7 @@ TEST_CASE("Wait sleeps on the injected clock") {
 }
 
 TEST_CASE("the bucket refills to its burst, not beyond") {
-  FakeClock clock;
+  common::FakeClock clock;
   TokenBucketRateLimiter limiter(1, 2, &clock);
   CHECK(limiter.TryAccept());
   CHECK(limiter.TryAccept());
@@ -47,14 +47,14 @@ TEST_CASE("the bucket refills to its burst, not beyond") {
 }
 
 TEST_CASE("qps 0 is no limit") {
-  FakeClock clock;
+  common::FakeClock clock;
   TokenBucketRateLimiter limiter(0, 1, &clock);
   for (int i = 0; i < 1000; ++i) REQUIRE(limiter.TryAccept());
   CHECK(limiter.Reserve() == absl::ZeroDuration());
 }
 
 TEST_CASE("concurrent callers each get a distinct slot") {
-  FakeClock clock;
+  common::FakeClock clock;
   TokenBucketRateLimiter limiter(100, 1, &clock);
   std::vector<absl::Duration> waits(8 * 50);
   std::vector<std::thread> threads;

@@ -7,7 +7,7 @@ namespace tidepool::k8s {
 namespace {
 
 TEST_CASE("a key is queued once however often it is added") {
-  FakeClock clock;
+  common::FakeClock clock;
   WorkQueue queue(&clock);
   queue.Add("a");
   queue.Add("b");
@@ -19,7 +19,7 @@ TEST_CASE("a key is queued once however often it is added") {
 }
 
 TEST_CASE("a key added while processed is handed out again only after Done") {
-  FakeClock clock;
+  common::FakeClock clock;
   WorkQueue queue(&clock);
   queue.Add("a");
   REQUIRE(queue.TryGet() == "a");
@@ -33,7 +33,7 @@ TEST_CASE("a key added while processed is handed out again only after Done") {
 }
 
 TEST_CASE("AddAfter waits on the injected clock; the earliest due time wins") {
-  FakeClock clock;
+  common::FakeClock clock;
   WorkQueue queue(&clock);
   queue.AddAfter("late", absl::Seconds(10));
   queue.AddAfter("soon", absl::Seconds(5));
@@ -51,7 +51,7 @@ TEST_CASE("AddAfter waits on the injected clock; the earliest due time wins") {
 }
 
 TEST_CASE("per-key exponential backoff, capped, reset by Forget") {
-  FakeClock clock;
+  common::FakeClock clock;
   WorkQueue queue(&clock,
                   {.base_delay = absl::Milliseconds(5), .max_delay = absl::Seconds(1), .qps = 0});
   CHECK(queue.NextDelay("a") == absl::Milliseconds(5));
@@ -67,7 +67,7 @@ TEST_CASE("per-key exponential backoff, capped, reset by Forget") {
 }
 
 TEST_CASE("the overall bucket limits retries of many keys") {
-  FakeClock clock;
+  common::FakeClock clock;
   WorkQueue queue(&clock, {.base_delay = absl::Milliseconds(1), .qps = 10, .burst = 2});
   CHECK(queue.NextDelay("k1") == absl::Milliseconds(1));
   CHECK(queue.NextDelay("k2") == absl::Milliseconds(1));
@@ -76,7 +76,7 @@ TEST_CASE("the overall bucket limits retries of many keys") {
 }
 
 TEST_CASE("AddRateLimited requeues after the backoff") {
-  FakeClock clock;
+  common::FakeClock clock;
   WorkQueue queue(&clock, {.base_delay = absl::Seconds(1), .qps = 0});
   queue.AddRateLimited("a");
   CHECK(queue.TryGet() == std::nullopt);
@@ -91,7 +91,7 @@ TEST_CASE("AddRateLimited requeues after the backoff") {
 }
 
 TEST_CASE("Get blocks until a key comes or the queue shuts down") {
-  WorkQueue queue(RealClock());
+  WorkQueue queue(common::RealClock());
   std::optional<std::string> got;
   std::thread worker([&] { got = queue.Get(); });
   queue.Add("x");
@@ -109,7 +109,7 @@ TEST_CASE("Get blocks until a key comes or the queue shuts down") {
 }
 
 TEST_CASE("Get wakes for a delayed key on the real clock") {
-  WorkQueue queue(RealClock());
+  WorkQueue queue(common::RealClock());
   const absl::Time start = absl::Now();
   queue.AddAfter("d", absl::Milliseconds(50));
   CHECK(queue.Get() == "d");

@@ -1,13 +1,13 @@
 #pragma once
 
-// Time as the Kubernetes client sees it: injected, so rate limits, backoff and
-// token-file checks are exact in tests.
+// Time as Tidepool code sees it: injected, so rate limits, backoff, retries and
+// token refreshes are exact in tests.
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 
-namespace tidepool::k8s {
+namespace tidepool::common {
 
 class Clock {
  public:
@@ -51,4 +51,4 @@ class FakeClock : public Clock {
   absl::Duration slept_ ABSL_GUARDED_BY(mutex_) = absl::ZeroDuration();
 };
 
-}  // namespace tidepool::k8s
+}  // namespace tidepool::common

@@ -1,8 +1,8 @@
-#include "k8s/clock.h"
+#include "common/clock.h"
 
 #include "absl/time/clock.h"
 
-namespace tidepool::k8s {
+namespace tidepool::common {
 namespace {
 
 class SystemClock : public Clock {
@@ -20,4 +20,4 @@ Clock* RealClock() {
   return clock;
 }
 
-}  // namespace tidepool::k8s
+}  // namespace tidepool::common
