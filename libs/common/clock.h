@@ -3,6 +3,8 @@
 // Time as Tidepool code sees it: injected, so rate limits, backoff, retries and
 // token refreshes are exact in tests.
 
+#include <vector>
+
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -34,6 +36,7 @@ class FakeClock : public Clock {
     if (duration > absl::ZeroDuration()) {
       now_ += duration;
       slept_ += duration;
+      sleeps_.push_back(duration);
     }
   }
   void Advance(absl::Duration duration) {
@@ -44,11 +47,17 @@ class FakeClock : public Clock {
     absl::MutexLock lock(&mutex_);
     return slept_;
   }
+  // Each SleepFor, in order.
+  std::vector<absl::Duration> Sleeps() const {
+    absl::MutexLock lock(&mutex_);
+    return sleeps_;
+  }
 
  private:
   mutable absl::Mutex mutex_;
   absl::Time now_ ABSL_GUARDED_BY(mutex_);
   absl::Duration slept_ ABSL_GUARDED_BY(mutex_) = absl::ZeroDuration();
+  std::vector<absl::Duration> sleeps_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace tidepool::common

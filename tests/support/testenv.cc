@@ -508,8 +508,9 @@ absl::StatusOr<SlurmEnv> Slurm() {
   const std::string suite = wanted != nullptr && *wanted != '\0' ? wanted : "sid";
   const std::string path = SlurmEnvPath();
   if (!FileExists(path)) {
-    absl::Status status =
-        RunUp({SourceRoot() + "/tools/testenv/slurm/up", "--suite", suite, "--nodes", "3"}, path);
+    absl::Status status = RunUp({SourceRoot() + "/tools/testenv/slurm/up", "--suite", suite,
+                                 "--nodes", "3", "--rest-socket"},
+                                path);
     if (!status.ok()) {
       start_error = status;
       return status;

@@ -1,0 +1,193 @@
+#include "slurm/rest/auth.h"
+
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+
+namespace tidepool::slurm::rest {
+namespace {
+
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path, absl::string_view what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    const int err = errno;
+    const std::string message = absl::StrCat("cannot read ", what, " ", path, ": ", strerror(err));
+    if (err == ENOENT) return absl::NotFoundError(message);
+    if (err == EACCES || err == EPERM) return absl::PermissionDeniedError(message);
+    return absl::FailedPreconditionError(message);
+  }
+  std::ostringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
+
+std::string HmacSha256(absl::string_view key, absl::string_view data) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+       reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest, &length);
+  return std::string(reinterpret_cast<const char*>(digest), length);
+}
+
+std::string JsonEscape(absl::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(c);
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      absl::StrAppend(&out, "\\u00", absl::string_view("0123456789abcdef" + ((c >> 4) & 0xf), 1),
+                      absl::string_view("0123456789abcdef" + (c & 0xf), 1));
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+class JwtAuthenticator final : public Authenticator {
+ public:
+  JwtAuthenticator(std::string key, JwtKeyOptions options)
+      : key_(std::move(key)), options_(std::move(options)) {
+    if (options_.clock == nullptr) options_.clock = common::RealClock();
+  }
+
+  absl::StatusOr<std::vector<Header>> Headers() override {
+    const absl::Time now = options_.clock->Now();
+    absl::MutexLock lock(&mutex_);
+    if (token_.empty() || expires_ - now < options_.refresh_before) {
+      token_ = MintJwt(key_, options_.user, now, options_.lifespan);
+      expires_ = now + options_.lifespan;
+    }
+    return std::vector<Header>{{std::string(kTokenHeader), token_}};
+  }
+
+  std::string Describe() const override {
+    return absl::StrCat("jwt key ", options_.key_file.empty() ? "(in memory)" : options_.key_file,
+                        " user=", options_.user);
+  }
+
+ private:
+  const std::string key_;
+  JwtKeyOptions options_;
+  absl::Mutex mutex_;
+  std::string token_ ABSL_GUARDED_BY(mutex_);
+  absl::Time expires_ ABSL_GUARDED_BY(mutex_) = absl::InfinitePast();
+};
+
+class TokenFileAuthenticator final : public Authenticator {
+ public:
+  explicit TokenFileAuthenticator(std::string path) : path_(std::move(path)) {}
+
+  absl::StatusOr<std::vector<Header>> Headers() override {
+    struct stat st;
+    if (stat(path_.c_str(), &st) != 0) {
+      const int err = errno;
+      return absl::UnauthenticatedError(absl::StrCat("token file ", path_, ": ", strerror(err)));
+    }
+    absl::MutexLock lock(&mutex_);
+    const Identity id{st.st_ino, st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec};
+    if (token_.empty() || !(id == identity_)) {
+      absl::StatusOr<std::string> content = ReadWholeFile(path_, "token file");
+      if (!content.ok()) return absl::UnauthenticatedError(content.status().message());
+      std::string token(absl::StripAsciiWhitespace(*content));
+      if (token.empty())
+        return absl::UnauthenticatedError(absl::StrCat("token file ", path_, " is empty"));
+      token_ = std::move(token);
+      identity_ = id;
+    }
+    return std::vector<Header>{{std::string(kTokenHeader), token_}};
+  }
+
+  std::string Describe() const override { return absl::StrCat("token file ", path_); }
+
+ private:
+  struct Identity {
+    ino_t inode = 0;
+    off_t size = 0;
+    time_t mtime_sec = 0;
+    long mtime_nsec = 0;
+    bool operator==(const Identity&) const = default;
+  };
+  const std::string path_;
+  absl::Mutex mutex_;
+  std::string token_ ABSL_GUARDED_BY(mutex_);
+  Identity identity_ ABSL_GUARDED_BY(mutex_);
+};
+
+class NoAuthenticator final : public Authenticator {
+ public:
+  absl::StatusOr<std::vector<Header>> Headers() override { return std::vector<Header>{}; }
+  std::string Describe() const override { return "none (rest_auth/local)"; }
+};
+
+}  // namespace
+
+std::string Base64UrlEncode(absl::string_view data) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  std::string out;
+  out.reserve((data.size() + 2) / 3 * 4);
+  size_t i = 0;
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(data[k]); };
+  for (; i + 2 < data.size(); i += 3) {
+    const uint32_t v = (byte(i) << 16) | (byte(i + 1) << 8) | byte(i + 2);
+    out.push_back(kAlphabet[(v >> 18) & 63]);
+    out.push_back(kAlphabet[(v >> 12) & 63]);
+    out.push_back(kAlphabet[(v >> 6) & 63]);
+    out.push_back(kAlphabet[v & 63]);
+  }
+  if (i + 1 == data.size()) {
+    const uint32_t v = byte(i) << 16;
+    out.push_back(kAlphabet[(v >> 18) & 63]);
+    out.push_back(kAlphabet[(v >> 12) & 63]);
+  } else if (i + 2 == data.size()) {
+    const uint32_t v = (byte(i) << 16) | (byte(i + 1) << 8);
+    out.push_back(kAlphabet[(v >> 18) & 63]);
+    out.push_back(kAlphabet[(v >> 12) & 63]);
+    out.push_back(kAlphabet[(v >> 6) & 63]);
+  }
+  return out;
+}
+
+std::string MintJwt(absl::string_view key, absl::string_view user, absl::Time issued_at,
+                    absl::Duration lifespan) {
+  const int64_t iat = absl::ToUnixSeconds(issued_at);
+  const int64_t exp = absl::ToUnixSeconds(issued_at + lifespan);
+  const std::string header = Base64UrlEncode(R"({"alg":"HS256","typ":"JWT"})");
+  const std::string claims = Base64UrlEncode(
+      absl::StrCat(R"({"exp":)", exp, R"(,"iat":)", iat, R"(,"sun":")", JsonEscape(user), R"("})"));
+  const std::string signing_input = absl::StrCat(header, ".", claims);
+  return absl::StrCat(signing_input, ".", Base64UrlEncode(HmacSha256(key, signing_input)));
+}
+
+absl::StatusOr<std::unique_ptr<Authenticator>> NewJwtKeyAuthenticator(JwtKeyOptions options) {
+  absl::StatusOr<std::string> key = ReadWholeFile(options.key_file, "JWT key");
+  if (!key.ok()) return key.status();
+  if (key->empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("JWT key ", options.key_file, " is empty"));
+  }
+  return NewJwtAuthenticatorFromKey(*std::move(key), std::move(options));
+}
+
+std::unique_ptr<Authenticator> NewJwtAuthenticatorFromKey(std::string key, JwtKeyOptions options) {
+  return std::make_unique<JwtAuthenticator>(std::move(key), std::move(options));
+}
+
+std::unique_ptr<Authenticator> NewTokenFileAuthenticator(std::string path) {
+  return std::make_unique<TokenFileAuthenticator>(std::move(path));
+}
+
+std::unique_ptr<Authenticator> NewNoAuthenticator() { return std::make_unique<NoAuthenticator>(); }
+
+}  // namespace tidepool::slurm::rest
