@@ -215,3 +215,36 @@ TEST_CASE("slurmctld runs from rendered files and reports exactly what was rende
 
 }  // namespace
 }  // namespace tidepool::testing
+
+namespace tidepool::testing {
+namespace {
+
+TEST_CASE("block topology from the NVLink-domain label reaches slurmctld") {
+  const std::string dir = "/tmp/tidepool-rendered-block-test";
+  std::filesystem::remove_all(dir);
+  tidepool::v1::RenderRequest request = Request();
+  auto* topology = request.mutable_cluster()->mutable_spec()->mutable_topology();
+  topology->set_plugin("block");
+  topology->add_block_sizes(1);
+  topology->add_block_sizes(2);
+  const char* domains[] = {"nvl-a", "nvl-a", "nvl-b"};
+  for (int i = 0; i < request.members_size(); ++i) {
+    (*request.mutable_members(i)
+          ->mutable_node()
+          ->mutable_metadata()
+          ->mutable_labels())["ds.coreweave.com/nvlink.domain"] = domains[i];
+  }
+  RenderTo(request, dir);
+  Script("down", {});
+  Script("up", {"--suite", Suite(), "--config-dir", dir});
+  const SlurmEnv env = LoadEnv();
+  const std::string topology_text = Topology(env);
+  INFO(topology_text);
+  CHECK(HasLine(topology_text, {"BlockName=nvl-a ", "Nodes=ta-[01-02]"}));
+  CHECK(HasLine(topology_text, {"BlockName=nvl-b ", "Nodes=tb-01"}));
+  CHECK(ShowOneLiners(env, "node", "NodeName")["tb-01"]["State"] == "IDLE");
+  Script("down", {});
+}
+
+}  // namespace
+}  // namespace tidepool::testing
