@@ -3,6 +3,7 @@
 #include <array>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -65,7 +66,9 @@ absl::StatusOr<GresSpec> ParseGresSpec(absl::string_view text) {
   return spec;
 }
 
-std::string SlurmGpuType(absl::string_view product) {
+namespace {
+
+std::string ComputeSlurmGpuType(absl::string_view product) {
   std::vector<std::string> words;
   for (absl::string_view word :
        absl::StrSplit(product, absl::ByAnyChar("-_ "), absl::SkipEmpty())) {
@@ -80,6 +83,19 @@ std::string SlurmGpuType(absl::string_view product) {
     type += Alphanumeric(words[first + 1]);
   }
   if (type.empty() || !absl::ascii_isalpha(type[0])) return "";
+  return type;
+}
+
+}  // namespace
+
+// A cluster has a handful of GPU products but thousands of Nodes: remember the answers.
+// Bounded, so unusual labels cannot grow it without limit.
+std::string SlurmGpuType(absl::string_view product) {
+  constexpr size_t kMaxRemembered = 256;
+  thread_local absl::flat_hash_map<std::string, std::string> remembered;
+  if (auto it = remembered.find(product); it != remembered.end()) return it->second;
+  std::string type = ComputeSlurmGpuType(product);
+  if (remembered.size() < kMaxRemembered) remembered.emplace(product, type);
   return type;
 }
 

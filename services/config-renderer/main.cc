@@ -1,5 +1,7 @@
+#include "common/heap_tuning.h"
 #include "common/service_runner.h"
 #include "offline.h"
+#include "render.h"
 #include "renderer_service.h"
 
 int main(int argc, char** argv) {
@@ -12,6 +14,7 @@ int main(int argc, char** argv) {
                   "config-renderer hostlist expand|compress ...",
        .setup =
            [](tidepool::common::ServiceContext& context) {
+             tidepool::common::RetainFreedHeap(tidepool::renderer::kRetainedHeapBytes);
              context.AddGrpcService(
                  std::make_unique<tidepool::renderer::RendererService>(context.metrics()));
              return absl::OkStatus();

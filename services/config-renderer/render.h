@@ -1,9 +1,15 @@
 #pragma once
 
+#include <cstddef>
+
 #include "absl/status/statusor.h"
 #include "tidepool/v1/renderer.pb.h"
 
 namespace tidepool::renderer {
+
+// Freed heap the renderer keeps between requests (see common::RetainFreedHeap): enough for
+// the working set of a 10,000-node render, well under the 150 MB service budget.
+inline constexpr size_t kRetainedHeapBytes = 128 * 1024 * 1024;
 
 // Renders slurm.conf, gres.conf, topology.conf and cgroup.conf for a cluster, its
 // NodeSets and their member nodes. Pure and deterministic: the same request gives the
