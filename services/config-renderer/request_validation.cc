@@ -18,8 +18,15 @@ using tidepool::v1::NodeSet;
 using tidepool::v1::RenderRequest;
 using tidepool::v1::SlurmClusterSpec;
 
-bool Matches(const std::string& text, const char* pattern) {
-  return std::regex_match(text, std::regex(pattern));
+// Compiled once, not per NodeSet and feature.
+const std::regex& NamePrefixPattern() {
+  static const std::regex pattern("[a-z]([a-z0-9-]{0,40}[a-z0-9])?");
+  return pattern;
+}
+
+const std::regex& FeaturePattern() {
+  static const std::regex pattern("[A-Za-z0-9_.-]+");
+  return pattern;
 }
 
 // Slurm names of clusters, partitions and nodes: a letter, then letters, digits, '_' or '-'.
@@ -106,8 +113,7 @@ absl::Status ValidateNodeSet(const NodeSet& node_set, const std::string& cluster
                  absl::StrCat("\"", spec.cluster_ref().name(), "\" is not this cluster (\"",
                               cluster, "\")"));
   }
-  if (!spec.name_prefix().empty() &&
-      !Matches(spec.name_prefix(), "[a-z]([a-z0-9-]{0,40}[a-z0-9])?")) {
+  if (!spec.name_prefix().empty() && !std::regex_match(spec.name_prefix(), NamePrefixPattern())) {
     return Field(object, "spec.namePrefix",
                  absl::StrCat("\"", spec.name_prefix(),
                               "\" is not a lower-case DNS label of at most 42 characters"));
@@ -124,7 +130,7 @@ absl::Status ValidateNodeSet(const NodeSet& node_set, const std::string& cluster
     return Field(object, "spec.slurm.reservedMemoryMiB", "must not be negative");
   if (slurm.weight() < 0) return Field(object, "spec.slurm.weight", "must not be negative");
   for (int i = 0; i < slurm.features_size(); ++i) {
-    if (!Matches(slurm.features(i), "[A-Za-z0-9_.-]+")) {
+    if (!std::regex_match(slurm.features(i), FeaturePattern())) {
       return Field(object, absl::StrCat("spec.slurm.features[", i, "]"),
                    absl::StrCat("\"", slurm.features(i), "\" may use only letters, digits, _ . -"));
     }

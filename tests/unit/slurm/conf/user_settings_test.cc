@@ -15,7 +15,8 @@ TEST_CASE("ValidateUserSettings accepts ordinary settings") {
 TEST_CASE("ValidateUserSettings refuses keys Tidepool owns, in any case") {
   const auto status = ValidateUserSettings({{"clustername", "other"}});
   CHECK(status.code() == absl::StatusCode::kInvalidArgument);
-  CHECK(MessageOf(status) == "slurmConfig: clustername is set by Tidepool and cannot be overridden");
+  CHECK(MessageOf(status) ==
+        "slurmConfig: clustername is set by Tidepool and cannot be overridden");
   CHECK_FALSE(ValidateUserSettings({{"SlurmctldHost", "x"}}).ok());
   CHECK_FALSE(ValidateUserSettings({{"NodeName", "x"}}).ok());
   CHECK_FALSE(ValidateUserSettings({{"Include", "/etc/other.conf"}}).ok());
@@ -32,11 +33,14 @@ TEST_CASE("ValidateUserSettings refuses malformed keys and values") {
 
 TEST_CASE("ValidateExtraConfig accepts comments, blank lines and Key=Value lines") {
   CHECK(ValidateExtraConfig("# tuning\n\nSchedulerParameters=bf_continue\n"
-                            "NodeSet=extra Feature=x\n")
-            .ok() == false);  // NodeSet lines belong to Tidepool
-  CHECK(ValidateExtraConfig("# tuning\n\nSchedulerParameters=bf_continue\n"
                             "  MessageTimeout=30 \n")
             .ok());
+}
+
+TEST_CASE("ValidateExtraConfig refuses NodeSet lines, which belong to Tidepool") {
+  CHECK_FALSE(ValidateExtraConfig("# tuning\n\nSchedulerParameters=bf_continue\n"
+                                  "NodeSet=extra Feature=x\n")
+                  .ok());
 }
 
 TEST_CASE("ValidateExtraConfig names the line and key it refuses") {
@@ -57,8 +61,8 @@ TEST_CASE("ValidateLineSettings refuses keys Tidepool writes on that line") {
 }
 
 TEST_CASE("UserSetKeys collects lower-cased keys from settings and extra config") {
-  const auto keys = UserSetKeys({{"ProctrackType", "proctrack/linuxproc"}},
-                                "# c\nTaskPlugin=task/none\n\n");
+  const auto keys =
+      UserSetKeys({{"ProctrackType", "proctrack/linuxproc"}}, "# c\nTaskPlugin=task/none\n\n");
   CHECK(keys.contains("proctracktype"));
   CHECK(keys.contains("taskplugin"));
   CHECK(keys.size() == 2);
