@@ -25,6 +25,7 @@ void Informer::Start() {
   watch.label_selector = options_.label_selector;
   watch.field_selector = options_.field_selector;
   watch.resource_version.clear();  // list first
+  watch.keep_object_json = false;  // the cache has the objects; DELETED needs only the key
   watch_ = std::make_unique<BackgroundWatch>(client_, type_, ns_, std::move(watch),
                                              [this](const WatchEvent& e) { HandleEvent(e); });
 }

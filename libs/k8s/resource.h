@@ -30,7 +30,8 @@ const ResourceType& ConfigMaps();
 const ResourceType& Secrets();
 const ResourceType& Pods();
 const ResourceType& Nodes();
-const ResourceType& Events();
+const ResourceType& Events();    // core/v1 (what kubectl describe shows)
+const ResourceType& EventsV1();  // events.k8s.io/v1 (what EventRecorder writes)
 const ResourceType& Namespaces();
 const ResourceType& Deployments();
 const ResourceType& StatefulSets();

@@ -164,11 +164,12 @@ std::vector<WatchEvent> ResyncEvents(const KnownObjects& known,
   return events;
 }
 
-void ApplyEvent(const WatchEvent& event, KnownObjects& known) {
+void ApplyEvent(const WatchEvent& event, KnownObjects& known, bool keep_json) {
   switch (event.type) {
     case WatchEventType::kAdded:
     case WatchEventType::kModified:
-      known[event.meta.Key()] = {event.meta.resource_version, event.object_json, event.meta.uid};
+      known[event.meta.Key()] = {event.meta.resource_version,
+                                 keep_json ? event.object_json : std::string(), event.meta.uid};
       break;
     case WatchEventType::kDeleted:
       known.erase(event.meta.Key());
@@ -187,7 +188,10 @@ absl::Status RunWatch(Client& client, const ResourceType& type, const std::strin
   KnownObjects known;
   for (const std::string& json : options.initial_objects) {
     absl::StatusOr<ObjectMeta> meta = ParseObjectMeta(json);
-    if (meta.ok()) known[meta->Key()] = {meta->resource_version, json, meta->uid};
+    if (meta.ok()) {
+      known[meta->Key()] = {meta->resource_version, options.keep_object_json ? json : std::string(),
+                            meta->uid};
+    }
   }
   options.initial_objects.clear();
   std::string resource_version = options.resource_version;
@@ -212,7 +216,7 @@ absl::Status RunWatch(Client& client, const ResourceType& type, const std::strin
         continue;
       }
       for (const WatchEvent& event : ResyncEvents(known, list->items)) {
-        ApplyEvent(event, known);
+        ApplyEvent(event, known, options.keep_object_json);
         on_event(event);
       }
       resource_version = list->resource_version;
@@ -250,7 +254,7 @@ absl::Status RunWatch(Client& client, const ResourceType& type, const std::strin
             if (!event->meta.resource_version.empty()) {
               resource_version = event->meta.resource_version;
             }
-            ApplyEvent(*event, known);
+            ApplyEvent(*event, known, options.keep_object_json);
             progressed = true;
             on_event(*event);
             return !stop.stop_requested();

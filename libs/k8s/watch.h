@@ -72,8 +72,9 @@ using KnownObjects = std::map<std::string, KnownObject>;  // by ObjectMeta::Key(
 // then by key. All events are synthetic. Items without a name are skipped.
 std::vector<WatchEvent> ResyncEvents(const KnownObjects& known,
                                      const std::vector<std::string>& listed);
-// Applies an ADDED/MODIFIED/DELETED event to `known`.
-void ApplyEvent(const WatchEvent& event, KnownObjects& known);
+// Applies an ADDED/MODIFIED/DELETED event to `known`; without `keep_json` only the
+// resourceVersion and uid are kept.
+void ApplyEvent(const WatchEvent& event, KnownObjects& known, bool keep_json = true);
 
 struct WatchOptions {
   std::string label_selector;
@@ -83,6 +84,11 @@ struct WatchOptions {
   // object and then kSynced.
   std::string resource_version;
   std::vector<std::string> initial_objects;
+  // The watch remembers each object's JSON so that after a relist the DELETED of an
+  // object that vanished carries its last state. A consumer with a cache of its own (the
+  // informer) turns this off: its DELETED then has only the name (meta), and the watch
+  // does not hold a second copy of every object.
+  bool keep_object_json = true;
   int64_t server_timeout_seconds = 300;  // each watch request; then it is renewed
   int64_t list_page_size = 500;
   absl::Duration min_backoff = absl::Milliseconds(200);

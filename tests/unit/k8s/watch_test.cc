@@ -128,6 +128,20 @@ TEST_CASE("relist diff: additions, changes, deletions, nothing for unchanged") {
   CHECK(ResyncEvents(known, listed).empty());
 }
 
+TEST_CASE("relist diff without kept JSON: versions decide, deletions carry the key") {
+  KnownObjects known;
+  for (const std::string& json : {Cm("keep", "10"), Cm("change", "11"), Cm("gone", "12")}) {
+    ApplyEvent(*ParseWatchEvent(Line("ADDED", json)), known, /*keep_json=*/false);
+  }
+  for (const auto& [key, object] : known) CHECK(object.object_json.empty());
+  const std::vector<WatchEvent> events =
+      ResyncEvents(known, {Cm("keep", "10"), Cm("change", "21")});
+  CHECK(Describe(events) ==
+        std::vector<std::string>{"DELETED default/gone@", "MODIFIED default/change@21"});
+  CHECK(events[0].meta.name == "gone");
+  CHECK(events[0].meta.ns == "default");
+}
+
 TEST_CASE("relist diff: an object replaced under the same name is deleted and added") {
   KnownObjects known;
   known["default/a"] = {"1",

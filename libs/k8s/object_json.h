@@ -1,0 +1,40 @@
+#pragma once
+
+// Small helpers for code that reads and writes fields of API objects held as JSON text
+// (rapidjson), and the API's time formats. Missing or mistyped fields read as empty / 0.
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "rapidjson/document.h"
+
+namespace tidepool::k8s {
+
+// Parses `json`; InvalidArgument (naming `what`) when it is not a JSON object.
+absl::StatusOr<rapidjson::Document> ParseJsonObject(absl::string_view json, absl::string_view what);
+std::string ToJson(const rapidjson::Value& value);
+
+// The member `key` of `object`, or null when `object` is not an object or lacks it.
+const rapidjson::Value* FindMember(const rapidjson::Value& object, const char* key);
+std::string StringMember(const rapidjson::Value& object, const char* key);
+int64_t IntMember(const rapidjson::Value& object, const char* key);
+bool BoolMember(const rapidjson::Value& object, const char* key);
+// object[key], created as an empty JSON object when missing or not an object.
+rapidjson::Value& ObjectMember(rapidjson::Value& object, const char* key,
+                               rapidjson::Document::AllocatorType& allocator);
+// Sets object[key] (replacing what was there).
+void SetMember(rapidjson::Value& object, const char* key, rapidjson::Value value,
+               rapidjson::Document::AllocatorType& allocator);
+void SetStringMember(rapidjson::Value& object, const char* key, absl::string_view value,
+                     rapidjson::Document::AllocatorType& allocator);
+
+// MicroTime as the API writes it: RFC 3339 in UTC with microseconds,
+// "2026-12-02T08:00:00.123456Z".
+std::string FormatMicroTime(absl::Time time);
+// Parses RFC 3339 with any fraction (MicroTime or Time, "…Z" or "…+02:00").
+absl::StatusOr<absl::Time> ParseApiTime(absl::string_view text);
+
+}  // namespace tidepool::k8s
