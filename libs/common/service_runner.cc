@@ -67,6 +67,7 @@ int Serve(ServiceContext& context, ShutdownSignal& shutdown_signal) {
   const int signal_number = shutdown_signal.Wait();
   LogInfo("stopping", {{"signal", strsignal(signal_number)}, {"grace", options.shutdown_timeout}});
   ShutdownWatchdog watchdog(options.shutdown_timeout + kShutdownSlack);
+  context.RunStopServingHooks();
   (*grpc_server)->Shutdown(options.shutdown_timeout);
   LogDebug("grpc_stopped");
   context.RunShutdownHooks();
@@ -91,6 +92,15 @@ grpc::Service* ServiceContext::AddGrpcService(std::unique_ptr<grpc::Service> ser
 
 void ServiceContext::AddReadinessCheck(std::string name, ReadinessCheck check) {
   readiness_checks_.emplace_back(std::move(name), std::move(check));
+}
+
+void ServiceContext::OnStopServing(std::function<void()> end_streams) {
+  stop_serving_hooks_.push_back(std::move(end_streams));
+}
+
+void ServiceContext::RunStopServingHooks() {
+  for (auto& hook : stop_serving_hooks_) hook();
+  stop_serving_hooks_.clear();
 }
 
 void ServiceContext::OnShutdown(std::function<void()> stop) {

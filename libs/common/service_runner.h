@@ -28,11 +28,15 @@ class ServiceContext {
   grpc::Service* AddGrpcService(std::unique_ptr<grpc::Service> service);
   // /readyz fails while any check fails; the message names the check.
   void AddReadinessCheck(std::string name, ReadinessCheck check);
+  // Runs when shutdown begins, before the gRPC server waits for calls in flight: ends
+  // long-lived streams (watches) so they do not hold the shutdown for its whole grace.
+  void OnStopServing(std::function<void()> end_streams);
   // Runs (in reverse order of registration) after the servers stop taking requests.
   void OnShutdown(std::function<void()> stop);
 
   std::vector<grpc::Service*> grpc_services() const;
   absl::Status CheckReadiness() const;
+  void RunStopServingHooks();
   void RunShutdownHooks();
 
  private:
@@ -41,6 +45,7 @@ class ServiceContext {
   std::shared_ptr<prometheus::Registry> metrics_;
   std::vector<std::unique_ptr<grpc::Service>> services_;
   std::vector<std::pair<std::string, ReadinessCheck>> readiness_checks_;
+  std::vector<std::function<void()>> stop_serving_hooks_;
   std::vector<std::function<void()>> shutdown_hooks_;
 };
 

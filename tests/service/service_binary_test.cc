@@ -47,12 +47,24 @@ struct RunningService {
   uint16_t http_port;
 };
 
+// The flags a service needs besides the common ones. The syncer points at a port where
+// no slurmrestd listens: it must serve anyway and report itself unready.
+std::vector<std::string> ServiceSpecificArgs(const std::string& service) {
+  if (service == "slurm-syncer") {
+    return {absl::StrCat("--slurm_rest_url=http://127.0.0.1:", FreeLoopbackPort().value()),
+            "--slurm_token_file=/nonexistent/token"};
+  }
+  return {};
+}
+
 RunningService StartService(const std::string& service) {
   const uint16_t grpc_port = FreeLoopbackPort().value();
   const uint16_t http_port = FreeLoopbackPort().value();
-  auto process = ChildProcess::Spawn(
-      BinaryFor(service), {"--listen_address=127.0.0.1", absl::StrCat("--grpc_port=", grpc_port),
-                           absl::StrCat("--http_port=", http_port), "--shutdown_timeout=5s"});
+  std::vector<std::string> args = {
+      "--listen_address=127.0.0.1", absl::StrCat("--grpc_port=", grpc_port),
+      absl::StrCat("--http_port=", http_port), "--shutdown_timeout=5s"};
+  for (std::string& arg : ServiceSpecificArgs(service)) args.push_back(std::move(arg));
+  auto process = ChildProcess::Spawn(BinaryFor(service), args);
   REQUIRE(process.ok());
   return RunningService{std::move(*process), grpc_port, http_port};
 }
@@ -104,7 +116,14 @@ TEST_CASE("each service serves health, info, metrics and probes, and stops on SI
   std::replace(metric_prefix.begin(), metric_prefix.end(), '-', '_');
   CHECK(metrics->body.find(metric_prefix + "{version=") != std::string::npos);
   CHECK(HttpGet(base + "/healthz")->status == 200);
-  CHECK(HttpGet(base + "/readyz")->status == 200);
+  auto ready = HttpGet(base + "/readyz");
+  REQUIRE(ready.ok());
+  if (service == "slurm-syncer") {
+    CHECK(ready->status == 503);  // no slurmrestd to read nodes from
+    CHECK(ready->body.find("slurm") != std::string::npos);
+  } else {
+    CHECK(ready->status == 200);
+  }
 
   REQUIRE(running.process.Signal(SIGTERM).ok());
   auto exit_code = running.process.WaitForExit(absl::Seconds(10));

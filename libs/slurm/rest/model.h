@@ -98,6 +98,8 @@ struct Node {
   std::string address;
   std::string hostname;
   std::string version;  // slurmd's version, "26.05.5"
+
+  bool operator==(const Node& other) const = default;
 };
 
 struct NodeList {
@@ -127,6 +129,8 @@ struct JobExit {
   std::optional<int64_t> return_code;  // unset when the job has not ended or was signalled
   std::optional<int64_t> signal;       // the signal that ended it, if one did
   std::vector<std::string> status;     // "SUCCESS", "ERROR", "SIGNALED", …
+
+  bool operator==(const JobExit& other) const = default;
 };
 
 struct Job {
@@ -148,6 +152,8 @@ struct Job {
   bool HasState(absl::string_view s) const;
   // Ended: a final state and no COMPLETING flag left.
   bool Finished() const;
+
+  bool operator==(const Job& other) const = default;
 };
 
 struct JobList {

@@ -1,0 +1,51 @@
+#include "job_poller.h"
+
+#include <string>
+#include <utility>
+
+#include "absl/time/clock.h"
+#include "common/log.h"
+#include "common/metrics.h"
+
+namespace tidepool::syncer {
+
+JobPoller::JobPoller(SlurmGateway& slurm, JobFeed& feed, absl::Duration interval,
+                     prometheus::Registry& registry)
+    : slurm_(slurm),
+      feed_(feed),
+      interval_(interval),
+      polls_(prometheus::BuildCounter()
+                 .Name(common::MetricName("slurm-syncer", "job_polls_total"))
+                 .Help("Job polls of slurmrestd (only while WatchJobs has watchers) by result")
+                 .Register(registry)) {}
+
+void JobPoller::Start() {
+  worker_ = std::make_unique<common::PeriodicWorker>(interval_, [this] { PollOnce(); });
+}
+
+void JobPoller::Stop() { worker_.reset(); }
+
+void JobPoller::Wake() {
+  if (worker_ != nullptr) worker_->Wake();
+}
+
+void JobPoller::PollOnce() {
+  if (feed_.subscriber_count() == 0) {
+    if (feed_.synced()) feed_.Reset();
+    return;
+  }
+  const absl::Time started = absl::Now();
+  absl::StatusOr<slurm::rest::JobList> jobs = slurm_.GetJobs();
+  if (!jobs.ok()) {
+    polls_.Add({{"result", "error"}}).Increment();
+    if (!feed_.unavailable_reason().has_value()) {
+      common::LogWarn("slurm_jobs_unreadable", {{"error", jobs.status()}});
+    }
+    feed_.MarkUnavailable(std::string(jobs.status().message()), started);
+    return;
+  }
+  const bool changed = !feed_.Apply(std::move(jobs->jobs), started).empty();
+  polls_.Add({{"result", changed ? "changed" : "unchanged"}}).Increment();
+}
+
+}  // namespace tidepool::syncer

@@ -1,0 +1,120 @@
+#include "syncer_flags.h"
+
+#include <memory>
+#include <utility>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "slurm/rest/auth.h"
+
+ABSL_FLAG(std::string, slurm_rest_url, "http://127.0.0.1:6820",
+          "slurmrestd base URL (http:// or https://); the host is ignored with "
+          "--slurm_rest_socket");
+ABSL_FLAG(std::string, slurm_rest_socket, "",
+          "UNIX socket of slurmrestd (rest_auth/local: no token needed)");
+ABSL_FLAG(std::string, slurm_jwt_key_file, "",
+          "HS256 key file (AuthAltParameters jwt_key) to mint short-lived JWTs from");
+ABSL_FLAG(std::string, slurm_jwt_user, "slurm",
+          "Slurm user the minted JWTs name (sun claim); must be SlurmUser or root to drain "
+          "nodes and reconfigure");
+ABSL_FLAG(std::string, slurm_token_file, "",
+          "File holding a JWT for slurmrestd, re-read when it changes (instead of a key)");
+ABSL_FLAG(std::string, slurm_rest_version, "",
+          "data_parser version to use (v0.0.42-v0.0.45); empty: the newest both sides serve");
+ABSL_FLAG(absl::Duration, slurm_rest_timeout, absl::Seconds(10),
+          "Timeout of one slurmrestd request (100ms-5m)");
+ABSL_FLAG(absl::Duration, node_poll_interval, absl::Seconds(1),
+          "How often to ask slurmrestd which nodes changed (100ms-5m)");
+ABSL_FLAG(absl::Duration, full_resync_interval, absl::Minutes(5),
+          "How often to list every node regardless of update_time (10s-24h)");
+ABSL_FLAG(absl::Duration, job_poll_interval, absl::Seconds(1),
+          "How often to list jobs while WatchJobs has watchers (100ms-5m)");
+
+namespace tidepool::syncer {
+namespace {
+
+absl::Status CheckRange(absl::string_view flag, absl::Duration value, absl::Duration low,
+                        absl::Duration high) {
+  if (value >= low && value <= high) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("--", flag, "=", absl::FormatDuration(value), " is out of range; use ",
+                   absl::FormatDuration(low), " to ", absl::FormatDuration(high)));
+}
+
+absl::Status CheckDurations(const RawSyncerFlags& raw) {
+  const absl::Duration ms100 = absl::Milliseconds(100);
+  for (const absl::Status& s :
+       {CheckRange("slurm_rest_timeout", raw.rest_timeout, ms100, absl::Minutes(5)),
+        CheckRange("node_poll_interval", raw.node_poll_interval, ms100, absl::Minutes(5)),
+        CheckRange("full_resync_interval", raw.full_resync_interval, absl::Seconds(10),
+                   absl::Hours(24)),
+        CheckRange("job_poll_interval", raw.job_poll_interval, ms100, absl::Minutes(5))}) {
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<slurm::rest::Authenticator>> BuildAuthenticator(
+    const RawSyncerFlags& raw) {
+  if (!raw.jwt_key_file.empty() && !raw.token_file.empty()) {
+    return absl::InvalidArgumentError(
+        "--slurm_jwt_key_file and --slurm_token_file are both set; use one");
+  }
+  if (!raw.token_file.empty()) return slurm::rest::NewTokenFileAuthenticator(raw.token_file);
+  if (raw.jwt_key_file.empty()) {
+    if (!raw.rest_socket.empty()) return slurm::rest::NewNoAuthenticator();
+    return absl::InvalidArgumentError(
+        "no slurmrestd credentials: set --slurm_jwt_key_file or --slurm_token_file, or "
+        "--slurm_rest_socket for rest_auth/local");
+  }
+  if (raw.jwt_user.empty()) return absl::InvalidArgumentError("--slurm_jwt_user is empty");
+  absl::StatusOr<std::unique_ptr<slurm::rest::Authenticator>> jwt =
+      slurm::rest::NewJwtKeyAuthenticator({.key_file = raw.jwt_key_file, .user = raw.jwt_user});
+  if (!jwt.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--slurm_jwt_key_file: ", jwt.status().message()));
+  }
+  return std::shared_ptr<slurm::rest::Authenticator>(*std::move(jwt));
+}
+
+}  // namespace
+
+absl::StatusOr<SyncerOptions> BuildSyncerOptions(const RawSyncerFlags& raw) {
+  if (!absl::StartsWith(raw.rest_url, "http://") && !absl::StartsWith(raw.rest_url, "https://")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--slurm_rest_url=\"", raw.rest_url, "\" is not an http:// or https:// URL"));
+  }
+  if (!raw.rest_version.empty() && !slurm::rest::DataParserMinor(raw.rest_version).has_value()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--slurm_rest_version=\"", raw.rest_version, "\" is not of the form v0.0.N"));
+  }
+  if (absl::Status s = CheckDurations(raw); !s.ok()) return s;
+  absl::StatusOr<std::shared_ptr<slurm::rest::Authenticator>> auth = BuildAuthenticator(raw);
+  if (!auth.ok()) return auth.status();
+  SyncerOptions options;
+  options.client.base_url = raw.rest_url;
+  options.client.unix_socket = raw.rest_socket;
+  options.client.auth = *std::move(auth);
+  options.client.timeout = raw.rest_timeout;
+  options.client.version = raw.rest_version;
+  options.node_polling = {.interval = raw.node_poll_interval,
+                          .full_resync_interval = raw.full_resync_interval};
+  options.job_poll_interval = raw.job_poll_interval;
+  return options;
+}
+
+RawSyncerFlags ReadSyncerFlags() {
+  return {.rest_url = absl::GetFlag(FLAGS_slurm_rest_url),
+          .rest_socket = absl::GetFlag(FLAGS_slurm_rest_socket),
+          .jwt_key_file = absl::GetFlag(FLAGS_slurm_jwt_key_file),
+          .jwt_user = absl::GetFlag(FLAGS_slurm_jwt_user),
+          .token_file = absl::GetFlag(FLAGS_slurm_token_file),
+          .rest_version = absl::GetFlag(FLAGS_slurm_rest_version),
+          .rest_timeout = absl::GetFlag(FLAGS_slurm_rest_timeout),
+          .node_poll_interval = absl::GetFlag(FLAGS_node_poll_interval),
+          .full_resync_interval = absl::GetFlag(FLAGS_full_resync_interval),
+          .job_poll_interval = absl::GetFlag(FLAGS_job_poll_interval)};
+}
+
+}  // namespace tidepool::syncer

@@ -1,0 +1,53 @@
+#pragma once
+
+// slurm-syncer's own flags (the common ones are in common/service_flags.h), validated
+// into the options the syncer is built from.
+
+#include <cstdint>
+#include <string>
+
+#include "absl/flags/declare.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "node_poller.h"
+#include "slurm/rest/client.h"
+
+ABSL_DECLARE_FLAG(std::string, slurm_rest_url);
+ABSL_DECLARE_FLAG(std::string, slurm_rest_socket);
+ABSL_DECLARE_FLAG(std::string, slurm_jwt_key_file);
+ABSL_DECLARE_FLAG(std::string, slurm_jwt_user);
+ABSL_DECLARE_FLAG(std::string, slurm_token_file);
+ABSL_DECLARE_FLAG(std::string, slurm_rest_version);
+ABSL_DECLARE_FLAG(absl::Duration, slurm_rest_timeout);
+ABSL_DECLARE_FLAG(absl::Duration, node_poll_interval);
+ABSL_DECLARE_FLAG(absl::Duration, full_resync_interval);
+ABSL_DECLARE_FLAG(absl::Duration, job_poll_interval);
+
+namespace tidepool::syncer {
+
+struct RawSyncerFlags {
+  std::string rest_url;
+  std::string rest_socket;
+  std::string jwt_key_file;
+  std::string jwt_user;
+  std::string token_file;
+  std::string rest_version;
+  absl::Duration rest_timeout;
+  absl::Duration node_poll_interval;
+  absl::Duration full_resync_interval;
+  absl::Duration job_poll_interval;
+};
+
+struct SyncerOptions {
+  slurm::rest::ClientOptions client;  // auth included
+  NodePollerOptions node_polling;
+  absl::Duration job_poll_interval;
+};
+
+// Checks the values and builds the authenticator (reading the JWT key file now): the
+// error names the flag and says what to do.
+absl::StatusOr<SyncerOptions> BuildSyncerOptions(const RawSyncerFlags& raw);
+
+RawSyncerFlags ReadSyncerFlags();
+
+}  // namespace tidepool::syncer

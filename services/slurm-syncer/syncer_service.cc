@@ -1,0 +1,228 @@
+#include "syncer_service.h"
+
+#include <set>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/grpc_status.h"
+#include "common/log.h"
+#include "drain_policy.h"
+#include "feed_stream.h"
+#include "proto_mapping.h"
+
+namespace tidepool::syncer {
+namespace {
+
+using common::ToGrpcStatus;
+using slurm::rest::Job;
+using slurm::rest::Node;
+
+grpc::Status InvalidArgument(absl::string_view message) {
+  return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(message));
+}
+
+template <typename ChangeProto, typename Item>
+typename ChangeProto::Type ChangeType(const Change<Item>& change) {
+  switch (change.type) {
+    case Change<Item>::Type::kAdded:
+      return ChangeProto::ADDED;
+    case Change<Item>::Type::kModified:
+      return ChangeProto::MODIFIED;
+    case Change<Item>::Type::kDeleted:
+      break;
+  }
+  return ChangeProto::DELETED;
+}
+
+void AddNodeChange(const Change<Node>& change, v1::WatchNodesResponse* out) {
+  v1::NodeChange* added = out->add_changes();
+  added->set_type(ChangeType<v1::NodeChange>(change));
+  ToProto(change.item, added->mutable_node());
+}
+
+void AddJobChange(const Change<Job>& change, v1::WatchJobsResponse* out) {
+  v1::JobChange* added = out->add_changes();
+  added->set_type(ChangeType<v1::JobChange>(change));
+  ToProto(change.item, added->mutable_job());
+}
+
+// The nodes named (all when none are): NotFound for a name Slurm does not know.
+absl::Status SelectNodes(const std::vector<Node>& nodes, const v1::GetNodesRequest& request,
+                         v1::GetNodesResponse* response) {
+  const std::set<std::string> wanted(request.names().begin(), request.names().end());
+  std::set<std::string> found;
+  for (const Node& node : nodes) {
+    if (!wanted.empty() && !wanted.contains(node.name)) continue;
+    found.insert(node.name);
+    ToProto(node, response->add_nodes());
+  }
+  for (const std::string& name : wanted) {
+    if (!found.contains(name)) return absl::NotFoundError(absl::StrCat("no Slurm node ", name));
+  }
+  return absl::OkStatus();
+}
+
+const char* ActionName(const DrainRequest& request) {
+  return request.action == DrainRequest::Action::kDrain ? "drain" : "undrain";
+}
+
+}  // namespace
+
+SyncerService::SyncerService(SlurmGateway& slurm, NodeFeed& nodes, NodePoller& node_poller,
+                             JobFeed& jobs, JobPoller& job_poller)
+    : slurm_(slurm),
+      nodes_(nodes),
+      node_poller_(node_poller),
+      jobs_(jobs),
+      job_poller_(job_poller) {}
+
+void SyncerService::EndStreams() {
+  ending_streams_ = true;
+  nodes_.CloseAll();
+  jobs_.CloseAll();
+}
+
+grpc::Status SyncerService::Ping(grpc::ServerContext*, const v1::PingRequest*,
+                                 v1::PingResponse* response) {
+  absl::StatusOr<std::vector<slurm::rest::PingResult>> pings = slurm_.Ping();
+  if (!pings.ok()) return ToGrpcStatus(pings.status());
+  for (const slurm::rest::PingResult& ping : *pings) {
+    v1::PingResponse::Controller* controller = response->add_controllers();
+    controller->set_hostname(ping.hostname);
+    controller->set_responding(ping.responding);
+    controller->set_primary(ping.primary);
+    controller->set_latency_us(ping.latency_us);
+  }
+  response->set_rest_version(slurm_.version());
+  response->set_endpoint(slurm_.Describe());
+  return grpc::Status::OK;
+}
+
+grpc::Status SyncerService::GetNodes(grpc::ServerContext*, const v1::GetNodesRequest* request,
+                                     v1::GetNodesResponse* response) {
+  std::vector<Node> nodes;
+  absl::Time observed_at;
+  if (request->fresh()) {
+    observed_at = absl::Now();
+    absl::StatusOr<slurm::rest::NodeList> list = slurm_.GetNodes();
+    if (!list.ok()) return ToGrpcStatus(list.status());
+    nodes = std::move(list->nodes);
+  } else {
+    if (std::optional<std::string> reason = nodes_.unavailable_reason(); reason.has_value()) {
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                          absl::StrCat("Slurm cannot be read now: ", *reason));
+    }
+    if (!nodes_.synced()) {
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                          "the first poll of Slurm's nodes has not finished; retry shortly");
+    }
+    nodes = nodes_.Items(&observed_at);
+  }
+  SetProtoTime(observed_at, response->mutable_observed_at());
+  return ToGrpcStatus(SelectNodes(nodes, *request, response));
+}
+
+grpc::Status SyncerService::WatchNodes(grpc::ServerContext* context, const v1::WatchNodesRequest*,
+                                       grpc::ServerWriter<v1::WatchNodesResponse>* writer) {
+  if (ending_streams_)
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE, "slurm-syncer is stopping");
+  std::shared_ptr<Subscription<Node>> subscription = nodes_.Subscribe();
+  return StreamFeed(context, writer, *subscription, ending_streams_, AddNodeChange,
+                    [](const Node&) { return true; });
+}
+
+grpc::Status SyncerService::UpdateNode(grpc::ServerContext*, const v1::UpdateNodeRequest* request,
+                                       v1::UpdateNodeResponse* response) {
+  const DrainRequest drain = FromProto(*request);
+  if (absl::Status valid = ValidateDrainRequest(drain); !valid.ok()) {
+    return InvalidArgument(valid.message());
+  }
+  absl::StatusOr<Node> current = slurm_.GetNode(drain.node);
+  if (!current.ok()) return ToGrpcStatus(current.status());
+  absl::StatusOr<std::optional<slurm::rest::NodeUpdate>> plan = PlanDrainUpdate(*current, drain);
+  if (!plan.ok()) {
+    common::LogWarn(
+        "node_update_refused",
+        {{"node", drain.node}, {"action", ActionName(drain)}, {"error", plan.status()}});
+    return ToGrpcStatus(plan.status());
+  }
+  if (plan->has_value()) {
+    if (absl::Status s = slurm_.UpdateNode(drain.node, **plan); !s.ok()) return ToGrpcStatus(s);
+    common::LogInfo("node_updated", {{"node", drain.node},
+                                     {"action", ActionName(drain)},
+                                     {"reason", drain.reason},
+                                     {"previous_reason", current->reason},
+                                     {"force", drain.force}});
+    node_poller_.Wake();
+    absl::StatusOr<Node> after = slurm_.GetNode(drain.node);
+    if (!after.ok()) return ToGrpcStatus(after.status());
+    current = std::move(after);
+  }
+  response->set_changed(plan->has_value());
+  ToProto(*current, response->mutable_node());
+  return grpc::Status::OK;
+}
+
+grpc::Status SyncerService::SubmitJob(grpc::ServerContext*, const v1::SubmitJobRequest* request,
+                                      v1::SubmitJobResponse* response) {
+  absl::StatusOr<slurm::rest::JobSubmission> job = FromProto(request->job());
+  if (!job.ok()) return InvalidArgument(job.status().message());
+  absl::StatusOr<slurm::rest::SubmitResult> submitted = slurm_.SubmitJob(*job);
+  if (!submitted.ok()) return ToGrpcStatus(submitted.status());
+  common::LogInfo("job_submitted", {{"job_id", static_cast<int64_t>(submitted->job_id)},
+                                    {"name", job->name},
+                                    {"partition", job->partition}});
+  response->set_job_id(submitted->job_id);
+  for (const std::string& warning : submitted->warnings) response->add_warnings(warning);
+  job_poller_.Wake();
+  return grpc::Status::OK;
+}
+
+grpc::Status SyncerService::CancelJob(grpc::ServerContext*, const v1::CancelJobRequest* request,
+                                      v1::CancelJobResponse*) {
+  if (request->job_id() == 0) return InvalidArgument("job_id: required");
+  if (absl::Status s = slurm_.CancelJob(request->job_id(), request->signal()); !s.ok()) {
+    return ToGrpcStatus(s);
+  }
+  common::LogInfo("job_cancelled", {{"job_id", static_cast<int64_t>(request->job_id())},
+                                    {"signal", request->signal()}});
+  job_poller_.Wake();
+  return grpc::Status::OK;
+}
+
+grpc::Status SyncerService::GetJob(grpc::ServerContext*, const v1::GetJobRequest* request,
+                                   v1::GetJobResponse* response) {
+  if (request->job_id() == 0) return InvalidArgument("job_id: required");
+  absl::StatusOr<Job> job = slurm_.GetJob(request->job_id());
+  if (!job.ok()) return ToGrpcStatus(job.status());
+  ToProto(*job, response->mutable_job());
+  return grpc::Status::OK;
+}
+
+grpc::Status SyncerService::WatchJobs(grpc::ServerContext* context,
+                                      const v1::WatchJobsRequest* request,
+                                      grpc::ServerWriter<v1::WatchJobsResponse>* writer) {
+  if (ending_streams_)
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE, "slurm-syncer is stopping");
+  const std::set<slurm::rest::JobId> wanted(request->job_ids().begin(), request->job_ids().end());
+  std::shared_ptr<Subscription<Job>> subscription = jobs_.Subscribe();
+  job_poller_.Wake();
+  return StreamFeed(
+      context, writer, *subscription, ending_streams_, AddJobChange,
+      [&wanted](const Job& job) { return wanted.empty() || wanted.contains(job.id); });
+}
+
+grpc::Status SyncerService::Reconfigure(grpc::ServerContext*, const v1::ReconfigureRequest* request,
+                                        v1::ReconfigureResponse*) {
+  if (absl::Status s = slurm_.Reconfigure(); !s.ok()) {
+    common::LogWarn("reconfigure_failed", {{"cause", request->cause()}, {"error", s}});
+    return ToGrpcStatus(s);
+  }
+  common::LogInfo("reconfigured", {{"cause", request->cause()}});
+  node_poller_.Wake();
+  return grpc::Status::OK;
+}
+
+}  // namespace tidepool::syncer

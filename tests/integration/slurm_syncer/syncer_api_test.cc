@@ -1,0 +1,658 @@
+// The slurm-syncer binary against the real slurmrestd of tools/testenv/slurm: its gRPC
+// API as the other services use it (nodes, drains and who owns them, jobs,
+// reconfigure), its watch through a slurmrestd outage, and bad credentials.
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <catch2/catch_test_macros.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "grpcpp/create_channel.h"
+#include "support/child_process.h"
+#include "support/http_get.h"
+#include "support/ports.h"
+#include "support/testenv.h"
+#include "tidepool/v1/syncer.grpc.pb.h"
+
+namespace tidepool::testing {
+namespace {
+
+using v1::SlurmSyncer;
+constexpr absl::Duration kPollInterval = absl::Seconds(1);
+
+SlurmEnv RequireSlurm() {
+  absl::StatusOr<SlurmEnv> env = Slurm();
+  INFO(env.status().ToString());
+  REQUIRE(env.ok());
+  return *std::move(env);
+}
+
+std::string SyncerBinary() {
+  const char* path = std::getenv("TIDEPOOL_SLURM_SYNCER");
+  REQUIRE(path != nullptr);
+  return path;
+}
+
+void RequireExec(const SlurmEnv& env, const std::vector<std::string>& args) {
+  absl::StatusOr<CommandResult> r = SlurmExec(env, args);
+  REQUIRE(r.ok());
+  INFO(absl::StrJoin(args, " ") << ": " << r->output);
+  REQUIRE(r->exit_code == 0);
+}
+
+void RequireRestTool(const SlurmEnv& env, const std::string& argument) {
+  absl::StatusOr<CommandResult> r =
+      RunCommand({SourceRoot() + "/tools/testenv/slurm/restart-rest", argument}, absl::Seconds(60));
+  REQUIRE(r.ok());
+  INFO("restart-rest " << argument << ": " << r->output << " (" << env.suite << ")");
+  REQUIRE(r->exit_code == 0);
+}
+
+// A slurm-syncer process on free loopback ports, and a stub to talk to it.
+class Syncer {
+ public:
+  explicit Syncer(std::vector<std::string> slurm_args) {
+    grpc_port_ = FreeLoopbackPort().value();
+    http_port_ = FreeLoopbackPort().value();
+    std::vector<std::string> args = {"--listen_address=127.0.0.1",
+                                     absl::StrCat("--grpc_port=", grpc_port_),
+                                     absl::StrCat("--http_port=", http_port_),
+                                     "--node_poll_interval=1s",
+                                     "--job_poll_interval=500ms",
+                                     "--slurm_rest_timeout=5s",
+                                     "--shutdown_timeout=10s",
+                                     "--log_level=debug"};
+    args.insert(args.end(), slurm_args.begin(), slurm_args.end());
+    absl::StatusOr<ChildProcess> process = ChildProcess::Spawn(SyncerBinary(), args);
+    REQUIRE(process.ok());
+    process_.emplace(*std::move(process));
+    stub_ = SlurmSyncer::NewStub(grpc::CreateChannel(absl::StrCat("127.0.0.1:", grpc_port_),
+                                                     grpc::InsecureChannelCredentials()));
+  }
+
+  static std::vector<std::string> JwtArgs(const SlurmEnv& env) {
+    return {"--slurm_rest_url=" + env.rest_url, "--slurm_jwt_key_file=" + env.jwt_key_file,
+            "--slurm_jwt_user=" + env.token_user};
+  }
+
+  SlurmSyncer::Stub& stub() { return *stub_; }
+  ChildProcess& process() { return *process_; }
+  std::string Output() const { return process_->Output(); }
+
+  // Waits until /readyz says 200 (the first node poll is done).
+  void AwaitReady(absl::Duration timeout = absl::Seconds(20)) {
+    const absl::Time deadline = absl::Now() + timeout;
+    int status = 0;
+    while (absl::Now() < deadline) {
+      absl::StatusOr<HttpResponse> ready =
+          HttpGet(absl::StrCat("http://127.0.0.1:", http_port_, "/readyz"));
+      if (ready.ok() && (status = ready->status) == 200) return;
+      absl::SleepFor(absl::Milliseconds(100));
+    }
+    INFO(Output());
+    FAIL("slurm-syncer not ready within " << absl::FormatDuration(timeout) << ", last " << status);
+  }
+
+  absl::StatusOr<HttpResponse> Get(absl::string_view path) {
+    return HttpGet(absl::StrCat("http://127.0.0.1:", http_port_, path));
+  }
+
+ private:
+  uint16_t grpc_port_ = 0;
+  uint16_t http_port_ = 0;
+  std::optional<ChildProcess> process_;
+  std::unique_ptr<SlurmSyncer::Stub> stub_;
+};
+
+std::unique_ptr<grpc::ClientContext> Deadline(absl::Duration timeout = absl::Seconds(30)) {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+  return context;
+}
+
+v1::UpdateNodeResponse RequireUpdate(Syncer& syncer, const v1::UpdateNodeRequest& request) {
+  v1::UpdateNodeResponse response;
+  grpc::Status status = syncer.stub().UpdateNode(Deadline().get(), request, &response);
+  INFO(status.error_message());
+  REQUIRE(status.ok());
+  return response;
+}
+
+v1::UpdateNodeRequest Drain(const std::string& node, const std::string& reason) {
+  v1::UpdateNodeRequest request;
+  request.set_name(node);
+  request.set_action(v1::UpdateNodeRequest::DRAIN);
+  request.set_reason(reason);
+  return request;
+}
+
+v1::UpdateNodeRequest Undrain(const std::string& node) {
+  v1::UpdateNodeRequest request;
+  request.set_name(node);
+  request.set_action(v1::UpdateNodeRequest::UNDRAIN);
+  return request;
+}
+
+v1::SlurmNode RequireNode(Syncer& syncer, const std::string& name) {
+  v1::GetNodesRequest request;
+  request.set_fresh(true);
+  request.add_names(name);
+  v1::GetNodesResponse response;
+  grpc::Status status = syncer.stub().GetNodes(Deadline().get(), request, &response);
+  INFO(status.error_message());
+  REQUIRE(status.ok());
+  REQUIRE(response.nodes_size() == 1);
+  return response.nodes(0);
+}
+
+// Reads a watch stream on a thread of its own and keeps what arrives, with arrival times.
+template <typename Response>
+class StreamReader {
+ public:
+  struct Received {
+    Response message;
+    absl::Time at;
+  };
+
+  template <typename Open>
+  explicit StreamReader(Open open) {
+    reader_ = open(&context_);
+    thread_ = std::thread([this] {
+      Response message;
+      while (reader_->Read(&message)) {
+        absl::MutexLock lock(&mutex_);
+        received_.push_back({message, absl::Now()});
+      }
+      grpc::Status status = reader_->Finish();
+      absl::MutexLock lock(&mutex_);
+      finished_ = status;
+    });
+  }
+  ~StreamReader() {
+    context_.TryCancel();
+    thread_.join();
+  }
+
+  // Waits until `match` holds for a message received at index ≥ from; returns it.
+  template <typename Match>
+  std::optional<Received> WaitFor(Match match, size_t from = 0,
+                                  absl::Duration timeout = absl::Seconds(30)) {
+    absl::MutexLock lock(&mutex_);
+    std::optional<Received> found;
+    auto done = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+      for (size_t i = from; i < received_.size(); ++i) {
+        if (match(received_[i].message)) {
+          found = received_[i];
+          return true;
+        }
+      }
+      return finished_.has_value();
+    };
+    mutex_.AwaitWithTimeout(absl::Condition(&done), timeout);
+    return found;
+  }
+
+  size_t count() {
+    absl::MutexLock lock(&mutex_);
+    return received_.size();
+  }
+
+  std::optional<grpc::Status> WaitFinished(absl::Duration timeout) {
+    absl::MutexLock lock(&mutex_);
+    auto done = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) { return finished_.has_value(); };
+    mutex_.AwaitWithTimeout(absl::Condition(&done), timeout);
+    return finished_;
+  }
+
+ private:
+  grpc::ClientContext context_;
+  std::unique_ptr<grpc::ClientReader<Response>> reader_;
+  std::thread thread_;
+  absl::Mutex mutex_;
+  std::vector<Received> received_ ABSL_GUARDED_BY(mutex_);
+  std::optional<grpc::Status> finished_ ABSL_GUARDED_BY(mutex_);
+};
+
+using NodeWatch = StreamReader<v1::WatchNodesResponse>;
+using JobWatch = StreamReader<v1::WatchJobsResponse>;
+
+std::unique_ptr<NodeWatch> WatchNodes(Syncer& syncer) {
+  return std::make_unique<NodeWatch>([&](grpc::ClientContext* context) {
+    return syncer.stub().WatchNodes(context, v1::WatchNodesRequest());
+  });
+}
+
+// A change of `node` in a CHANGES message that satisfies `want`.
+template <typename Want>
+auto NodeChanged(const std::string& node, Want want) {
+  return [node, want](const v1::WatchNodesResponse& message) {
+    if (message.kind() != v1::WatchNodesResponse::CHANGES) return false;
+    for (const v1::NodeChange& change : message.changes()) {
+      if (change.node().name() == node && want(change.node())) return true;
+    }
+    return false;
+  };
+}
+
+bool IsSnapshotEnd(const v1::WatchNodesResponse& message) {
+  return message.kind() == v1::WatchNodesResponse::SNAPSHOT && message.snapshot_complete();
+}
+
+// Every node the snapshot at the start of the watch listed.
+std::vector<std::string> SnapshotNodes(NodeWatch& watch) {
+  REQUIRE(watch.WaitFor(IsSnapshotEnd).has_value());
+  std::vector<std::string> names;
+  for (size_t i = 0;; ++i) {
+    auto message = watch.WaitFor([](const auto&) { return true; }, i, absl::Seconds(1));
+    REQUIRE(message.has_value());
+    REQUIRE(message->message.kind() == v1::WatchNodesResponse::SNAPSHOT);
+    for (const v1::NodeChange& change : message->message.changes()) {
+      CHECK(change.type() == v1::NodeChange::ADDED);
+      names.push_back(change.node().name());
+    }
+    if (message->message.snapshot_complete()) break;
+  }
+  return names;
+}
+
+// Puts nodes back to idle whatever a test left behind (drains by anyone).
+void ResumeAll(const SlurmEnv& env) {
+  for (const std::string& node : env.node_names) {
+    (void)SlurmExec(env, {"scontrol", "update", "nodename=" + node, "state=resume"});
+  }
+}
+
+TEST_CASE("the syncer reports Slurm's nodes, pings, and watches a scontrol drain arrive") {
+  const SlurmEnv env = RequireSlurm();
+  ResumeAll(env);
+  Syncer syncer(Syncer::JwtArgs(env));
+  syncer.AwaitReady();
+
+  v1::PingResponse ping;
+  grpc::Status status = syncer.stub().Ping(Deadline().get(), {}, &ping);
+  INFO(status.error_message());
+  REQUIRE(status.ok());
+  REQUIRE(ping.controllers_size() >= 1);
+  CHECK(ping.controllers(0).responding());
+  CHECK(ping.rest_version() == env.RestVersion().value());
+
+  v1::GetNodesResponse nodes;
+  REQUIRE(syncer.stub().GetNodes(Deadline().get(), {}, &nodes).ok());
+  std::vector<std::string> names;
+  for (const v1::SlurmNode& node : nodes.nodes()) {
+    names.push_back(node.name());
+    CHECK(node.cpus() > 0);
+    CHECK(node.states(0) == "IDLE");
+  }
+  CHECK(names == env.node_names);
+  CHECK(nodes.observed_at().seconds() > 0);
+
+  v1::GetNodesRequest unknown;
+  unknown.add_names("no-such-node");
+  v1::GetNodesResponse none;
+  status = syncer.stub().GetNodes(Deadline().get(), unknown, &none);
+  CHECK(status.error_code() == grpc::StatusCode::NOT_FOUND);
+  CHECK(absl::StrContains(status.error_message(), "no-such-node"));
+
+  auto watch = WatchNodes(syncer);
+  CHECK(SnapshotNodes(*watch) == env.node_names);
+  const std::string node = env.node_names.at(1);
+  const size_t before = watch->count();
+  RequireExec(
+      env, {"scontrol", "update", "nodename=" + node, "state=drain", "reason=disk check by alice"});
+  const absl::Time drained_at = absl::Now();
+  auto seen = watch->WaitFor(NodeChanged(node,
+                                         [](const v1::SlurmNode& n) {
+                                           return n.drain() && n.reason() == "disk check by alice";
+                                         }),
+                             before);
+  REQUIRE(seen.has_value());
+  const absl::Duration latency = seen->at - drained_at;
+  WARN("scontrol drain → WatchNodes client: " << absl::FormatDuration(latency) << " (poll "
+                                              << absl::FormatDuration(kPollInterval) << ")");
+  // One poll interval, plus the request itself on a loaded two-core machine.
+  CHECK(latency <= kPollInterval + absl::Milliseconds(500));
+  const v1::SlurmNode drained = RequireNode(syncer, node);
+  CHECK_FALSE(drained.reason_owned_by_k8s());
+  CHECK(drained.reason_set_by_user() == "root");
+
+  RequireExec(env, {"scontrol", "update", "nodename=" + node, "state=resume"});
+  CHECK(watch->WaitFor(NodeChanged(node, [](const v1::SlurmNode& n) { return !n.drain(); }), before)
+            .has_value());
+
+  auto metrics = syncer.Get("/metrics");
+  REQUIRE(metrics.ok());
+  CHECK(absl::StrContains(metrics->body,
+                          "tidepool_slurm_syncer_rest_requests_total{endpoint=\"nodes\","
+                          "method=\"GET\",outcome=\"ok\"}"));
+  CHECK(absl::StrContains(metrics->body, "tidepool_slurm_syncer_node_poll_duration_seconds_count"));
+  CHECK(absl::StrContains(metrics->body,
+                          absl::StrCat("tidepool_slurm_syncer_nodes{state=\"idle\"} ")));
+  CHECK(absl::StrContains(metrics->body, "tidepool_slurm_syncer_slurm_reachable 1"));
+}
+
+TEST_CASE("the syncer drains and undrains with its own reasons and leaves a person's alone") {
+  const SlurmEnv env = RequireSlurm();
+  ResumeAll(env);
+  Syncer syncer(Syncer::JwtArgs(env));
+  syncer.AwaitReady();
+  const std::string ours = env.node_names.at(0);
+  const std::string theirs = env.node_names.at(2);
+
+  SECTION("a k8s: drain is set, is idempotent, and is cleared only by its own reason") {
+    v1::UpdateNodeResponse drained = RequireUpdate(syncer, Drain(ours, "k8s: pod not ready"));
+    CHECK(drained.changed());
+    CHECK(drained.node().drain());
+    CHECK(drained.node().reason() == "k8s: pod not ready");
+    CHECK(drained.node().reason_owned_by_k8s());
+    CHECK_FALSE(RequireUpdate(syncer, Drain(ours, "k8s: pod not ready")).changed());
+    // A different k8s: cause replaces the syncer's own reason.
+    CHECK(RequireUpdate(syncer, Drain(ours, "k8s: cordon: kernel upgrade")).node().reason() ==
+          "k8s: cordon: kernel upgrade");
+
+    v1::UpdateNodeRequest other_cause = Undrain(ours);
+    other_cause.set_if_reason("k8s: pod not ready");
+    v1::UpdateNodeResponse response;
+    grpc::Status refused = syncer.stub().UpdateNode(Deadline().get(), other_cause, &response);
+    CHECK(refused.error_code() == grpc::StatusCode::FAILED_PRECONDITION);
+    CHECK(absl::StrContains(refused.error_message(), "k8s: cordon: kernel upgrade"));
+    CHECK(RequireNode(syncer, ours).drain());
+
+    v1::UpdateNodeResponse undrained = RequireUpdate(syncer, Undrain(ours));
+    CHECK(undrained.changed());
+    CHECK_FALSE(undrained.node().drain());
+    CHECK(undrained.node().idle());
+    CHECK_FALSE(RequireUpdate(syncer, Undrain(ours)).changed());
+  }
+
+  SECTION("a person's drain is neither overwritten nor cleared unless forced") {
+    RequireExec(env, {"scontrol", "update", "nodename=" + theirs, "state=drain",
+                      "reason=bad DIMM, ticket 4711"});
+    v1::UpdateNodeResponse response;
+    grpc::Status refused = syncer.stub().UpdateNode(
+        Deadline().get(), Drain(theirs, "k8s: pod terminating"), &response);
+    CHECK(refused.error_code() == grpc::StatusCode::FAILED_PRECONDITION);
+    CHECK(absl::StrContains(refused.error_message(), "bad DIMM, ticket 4711"));
+    CHECK(absl::StrContains(refused.error_message(), "force"));
+    refused = syncer.stub().UpdateNode(Deadline().get(), Undrain(theirs), &response);
+    CHECK(refused.error_code() == grpc::StatusCode::FAILED_PRECONDITION);
+    const v1::SlurmNode still = RequireNode(syncer, theirs);
+    CHECK(still.drain());
+    CHECK(still.reason() == "bad DIMM, ticket 4711");
+
+    v1::UpdateNodeRequest forced = Drain(theirs, "k8s: pod terminating");
+    forced.set_force(true);
+    CHECK(RequireUpdate(syncer, forced).node().reason() == "k8s: pod terminating");
+    CHECK_FALSE(RequireUpdate(syncer, Undrain(theirs)).node().drain());
+  }
+
+  SECTION("an undrain never resumes a DOWN node") {
+    RequireExec(env,
+                {"scontrol", "update", "nodename=" + ours, "state=down", "reason=k8s: test down"});
+    v1::UpdateNodeResponse response = RequireUpdate(syncer, Undrain(ours));
+    CHECK(response.node().down());
+    CHECK_FALSE(response.node().idle());
+  }
+
+  SECTION("invalid requests are refused with the field named and change nothing") {
+    struct Case {
+      v1::UpdateNodeRequest request;
+      grpc::StatusCode code;
+      std::string names;
+    };
+    v1::UpdateNodeRequest no_action;
+    no_action.set_name(ours);
+    std::vector<Case> cases = {
+        {no_action, grpc::StatusCode::INVALID_ARGUMENT, "action"},
+        {Drain("", "k8s: x"), grpc::StatusCode::INVALID_ARGUMENT, "name"},
+        {Drain(ours, ""), grpc::StatusCode::INVALID_ARGUMENT, "reason"},
+        {Drain(ours, "maintenance"), grpc::StatusCode::INVALID_ARGUMENT, "k8s:"},
+        {Drain("no-such-node", "k8s: x"), grpc::StatusCode::NOT_FOUND, "no-such-node"},
+    };
+    for (const Case& c : cases) {
+      v1::UpdateNodeResponse response;
+      grpc::Status status = syncer.stub().UpdateNode(Deadline().get(), c.request, &response);
+      CAPTURE(c.request.ShortDebugString(), status.error_message());
+      CHECK(status.error_code() == c.code);
+      CHECK(absl::StrContains(status.error_message(), c.names));
+    }
+    CHECK_FALSE(RequireNode(syncer, ours).drain());
+  }
+  ResumeAll(env);
+}
+
+std::string JobScript(absl::string_view body) { return absl::StrCat("#!/bin/sh\n", body, "\n"); }
+
+uint32_t RequireSubmit(Syncer& syncer, const SlurmEnv& env, absl::string_view body) {
+  v1::SubmitJobRequest request;
+  request.mutable_job()->set_script(JobScript(body));
+  request.mutable_job()->set_name("syncer-test");
+  request.mutable_job()->set_nodes("1");
+  request.mutable_job()->set_time_limit_minutes(5);
+  request.mutable_job()->set_cwd("/tmp");
+  v1::SubmitJobResponse response;
+  grpc::Status status = syncer.stub().SubmitJob(Deadline().get(), request, &response);
+  INFO(status.error_message() << " (" << env.suite << ")");
+  REQUIRE(status.ok());
+  REQUIRE(response.job_id() > 0);
+  return response.job_id();
+}
+
+auto JobIn(uint32_t id, absl::string_view state) {
+  return [id, state = std::string(state)](const v1::WatchJobsResponse& message) {
+    for (const v1::JobChange& change : message.changes()) {
+      const auto& states = change.job().states();
+      if (change.job().job_id() == id &&
+          std::find(states.begin(), states.end(), state) != states.end()) {
+        return true;
+      }
+    }
+    return false;
+  };
+}
+
+TEST_CASE("jobs are submitted, watched to the end, read and cancelled through the syncer") {
+  const SlurmEnv env = RequireSlurm();
+  ResumeAll(env);
+  Syncer syncer(Syncer::JwtArgs(env));
+  syncer.AwaitReady();
+
+  JobWatch all([&](grpc::ClientContext* context) {
+    return syncer.stub().WatchJobs(context, v1::WatchJobsRequest());
+  });
+  REQUIRE(all.WaitFor([](const v1::WatchJobsResponse& m) {
+               return m.kind() == v1::WatchJobsResponse::SNAPSHOT && m.snapshot_complete();
+             })
+              .has_value());
+
+  const uint32_t quick = RequireSubmit(syncer, env, "sleep 1");
+  auto completed = all.WaitFor(JobIn(quick, "COMPLETED"), 0, absl::Seconds(60));
+  REQUIRE(completed.has_value());
+  v1::GetJobRequest get;
+  get.set_job_id(quick);
+  v1::GetJobResponse job;
+  REQUIRE(syncer.stub().GetJob(Deadline().get(), get, &job).ok());
+  CHECK(job.job().finished());
+  CHECK(job.job().exit_code() == 0);
+  CHECK(job.job().name() == "syncer-test");
+
+  const uint32_t slow = RequireSubmit(syncer, env, "sleep 300");
+  v1::WatchJobsRequest only_slow;
+  only_slow.add_job_ids(slow);
+  JobWatch one(
+      [&](grpc::ClientContext* context) { return syncer.stub().WatchJobs(context, only_slow); });
+  REQUIRE(one.WaitFor(JobIn(slow, "RUNNING"), 0, absl::Seconds(60)).has_value());
+  v1::CancelJobRequest cancel;
+  cancel.set_job_id(slow);
+  v1::CancelJobResponse cancelled;
+  REQUIRE(syncer.stub().CancelJob(Deadline().get(), cancel, &cancelled).ok());
+  REQUIRE(one.WaitFor(JobIn(slow, "CANCELLED"), 0, absl::Seconds(60)).has_value());
+  // The filtered watch carried nothing but the job it asked for.
+  CHECK_FALSE(one.WaitFor(JobIn(quick, "COMPLETED"), 0, absl::ZeroDuration()).has_value());
+
+  SECTION("bad job requests are refused with the field named") {
+    v1::SubmitJobRequest no_script;
+    v1::SubmitJobResponse submitted;
+    grpc::Status status = syncer.stub().SubmitJob(Deadline().get(), no_script, &submitted);
+    CHECK(status.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+    CHECK(absl::StrContains(status.error_message(), "job.script"));
+    v1::SubmitJobRequest negative;
+    negative.mutable_job()->set_script(JobScript("true"));
+    negative.mutable_job()->set_tasks(-1);
+    status = syncer.stub().SubmitJob(Deadline().get(), negative, &submitted);
+    CHECK(status.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+    CHECK(absl::StrContains(status.error_message(), "job.tasks"));
+    v1::GetJobRequest zero;
+    status = syncer.stub().GetJob(Deadline().get(), zero, &job);
+    CHECK(status.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+    v1::GetJobRequest missing;
+    missing.set_job_id(999999);
+    status = syncer.stub().GetJob(Deadline().get(), missing, &job);
+    CHECK(status.error_code() == grpc::StatusCode::NOT_FOUND);
+  }
+
+  SECTION("reconfigure goes through") {
+    v1::ReconfigureRequest request;
+    request.set_cause("integration test");
+    v1::ReconfigureResponse response;
+    grpc::Status status = syncer.stub().Reconfigure(Deadline().get(), request, &response);
+    INFO(status.error_message());
+    CHECK(status.ok());
+    CHECK(absl::StrContains(syncer.Output(), "event=reconfigured cause=\"integration test\""));
+  }
+}
+
+TEST_CASE(
+    "through a slurmrestd outage callers get clear errors and the watch misses no final state") {
+  const SlurmEnv env = RequireSlurm();
+  ResumeAll(env);
+  Syncer syncer(Syncer::JwtArgs(env));
+  syncer.AwaitReady();
+  auto watch = WatchNodes(syncer);
+  REQUIRE(watch->WaitFor(IsSnapshotEnd).has_value());
+  const std::string node = env.node_names.at(1);
+
+  RequireRestTool(env, "--stop");
+  auto unavailable = watch->WaitFor([](const v1::WatchNodesResponse& m) {
+    return m.kind() == v1::WatchNodesResponse::SLURM_UNAVAILABLE;
+  });
+  bool restarted = false;
+  if (unavailable.has_value()) {
+    CHECK_FALSE(unavailable->message.unavailable_reason().empty());
+    v1::UpdateNodeResponse response;
+    grpc::Status status =
+        syncer.stub().UpdateNode(Deadline().get(), Drain(node, "k8s: during outage"), &response);
+    CHECK(status.error_code() == grpc::StatusCode::UNAVAILABLE);
+    CAPTURE(status.error_message());
+    CHECK(absl::StrContains(status.error_message(), "127.0.0.1"));
+    v1::GetNodesResponse nodes;
+    status = syncer.stub().GetNodes(Deadline().get(), {}, &nodes);
+    CHECK(status.error_code() == grpc::StatusCode::UNAVAILABLE);
+    auto ready = syncer.Get("/readyz");
+    REQUIRE(ready.ok());
+    CHECK(ready->status == 503);
+
+    // Changes made in Slurm meanwhile: the watch must end up with their final state.
+    const size_t before = watch->count();
+    RequireExec(env, {"scontrol", "update", "nodename=" + node, "state=drain",
+                      "reason=changed while REST was down"});
+    RequireRestTool(env, "--start");
+    restarted = true;
+    auto recovered = watch->WaitFor(
+        NodeChanged(node,
+                    [](const v1::SlurmNode& n) {
+                      return n.drain() && n.reason() == "changed while REST was down";
+                    }),
+        before);
+    CHECK(recovered.has_value());
+    syncer.AwaitReady();
+  }
+  if (!restarted) RequireRestTool(env, "--start");
+  REQUIRE(unavailable.has_value());
+  ResumeAll(env);
+}
+
+// Asks for nodes fresh from Slurm until the syncer answers something other than
+// "not started yet"; returns that answer.
+grpc::Status FreshNodesStatus(Syncer& syncer) {
+  v1::GetNodesRequest fresh;
+  fresh.set_fresh(true);
+  v1::GetNodesResponse nodes;
+  grpc::Status status = grpc::Status::OK;
+  const absl::Time deadline = absl::Now() + absl::Seconds(15);
+  do {
+    status = syncer.stub().GetNodes(Deadline(absl::Seconds(5)).get(), fresh, &nodes);
+    if (status.error_code() != grpc::StatusCode::UNAVAILABLE) break;
+    absl::SleepFor(absl::Milliseconds(200));
+  } while (absl::Now() < deadline);
+  return status;
+}
+
+TEST_CASE("wrong or expired credentials are a clear authentication error") {
+  const SlurmEnv env = RequireSlurm();
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  std::vector<std::string> args = {"--slurm_rest_url=" + env.rest_url};
+  std::string credential;
+  SECTION("a JWT minted from the wrong key") {
+    credential = absl::StrCat(dir, "/wrong-jwt-", getpid(), ".key");
+    std::ofstream(credential) << "not the key slurmctld knows, but long enough to sign";
+    args.push_back("--slurm_jwt_key_file=" + credential);
+    args.push_back("--slurm_jwt_user=" + env.token_user);
+  }
+  SECTION("an expired token from a token file") {
+    // header {"alg":"HS256","typ":"JWT"}, claims exp/iat in 2001, signed with another key.
+    credential = absl::StrCat(dir, "/expired-", getpid(), ".jwt");
+    std::ofstream(credential) << "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9."
+                                 "eyJleHAiOjEwMDAwMDAwMDAsImlhdCI6OTk5OTk5MDAwLCJzdW4iOiJyb290In0."
+                                 "c2lnbmF0dXJl";
+    args.push_back("--slurm_token_file=" + credential);
+  }
+  Syncer syncer(args);
+  const grpc::Status status = FreshNodesStatus(syncer);
+  CAPTURE(status.error_message());
+  CHECK(status.error_code() == grpc::StatusCode::UNAUTHENTICATED);
+  CHECK(absl::StrContains(status.error_message(), "slurmrestd"));
+  auto ready = syncer.Get("/readyz");
+  REQUIRE(ready.ok());
+  CHECK(ready->status == 503);
+  CHECK(absl::StrContains(ready->body, "slurm"));
+  std::remove(credential.c_str());
+}
+
+TEST_CASE("SIGTERM ends open watches at once and the syncer exits cleanly") {
+  const SlurmEnv env = RequireSlurm();
+  std::vector<std::string> args = Syncer::JwtArgs(env);
+  args.push_back("--shutdown_timeout=30s");  // an open stream held to the grace would show
+  Syncer syncer(args);
+  syncer.AwaitReady();
+  auto watch = WatchNodes(syncer);
+  REQUIRE(watch->WaitFor(IsSnapshotEnd).has_value());
+  const absl::Time start = absl::Now();
+  REQUIRE(syncer.process().Signal(SIGTERM).ok());
+  absl::StatusOr<int> exit_code = syncer.process().WaitForExit(absl::Seconds(15));
+  REQUIRE(exit_code.ok());
+  CHECK(*exit_code == 0);
+  // Ending streams first means nobody waits for the grace; a node poll in flight may
+  // still take its REST timeout (5 s here) to finish.
+  INFO(syncer.Output());
+  CHECK(absl::Now() - start < absl::Seconds(10));
+  std::optional<grpc::Status> finished = watch->WaitFinished(absl::Seconds(5));
+  REQUIRE(finished.has_value());
+  CHECK(finished->error_code() == grpc::StatusCode::UNAVAILABLE);
+}
+
+}  // namespace
+}  // namespace tidepool::testing

@@ -1,0 +1,81 @@
+#include "syncer_flags.h"
+
+#include <catch2/catch_test_macros.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/match.h"
+
+namespace tidepool::syncer {
+namespace {
+
+RawSyncerFlags Defaults() {
+  return {.rest_url = "http://127.0.0.1:6820",
+          .jwt_user = "slurm",
+          .token_file = "/run/secrets/slurm-token",
+          .rest_timeout = absl::Seconds(10),
+          .node_poll_interval = absl::Seconds(1),
+          .full_resync_interval = absl::Minutes(5),
+          .job_poll_interval = absl::Seconds(1)};
+}
+
+TEST_CASE("valid flags build the client and polling options") {
+  absl::StatusOr<SyncerOptions> options = BuildSyncerOptions(Defaults());
+  REQUIRE(options.ok());
+  CHECK(options->client.base_url == "http://127.0.0.1:6820");
+  CHECK(options->client.auth != nullptr);
+  CHECK(options->node_polling.interval == absl::Seconds(1));
+}
+
+TEST_CASE("a UNIX socket alone needs no credentials") {
+  RawSyncerFlags raw = Defaults();
+  raw.token_file.clear();
+  raw.rest_socket = "/run/slurmrestd.sock";
+  absl::StatusOr<SyncerOptions> options = BuildSyncerOptions(raw);
+  REQUIRE(options.ok());
+  CHECK(absl::StartsWith(options->client.auth->Describe(), "none"));
+}
+
+TEST_CASE("a JWT key file is read at start-up") {
+  const std::string key = std::filesystem::temp_directory_path() / "syncer_flags_test.key";
+  std::ofstream(key) << "0123456789abcdef0123456789abcdef";
+  RawSyncerFlags raw = Defaults();
+  raw.token_file.clear();
+  raw.jwt_key_file = key;
+  CHECK(BuildSyncerOptions(raw).ok());
+  std::remove(key.c_str());
+  absl::Status missing = BuildSyncerOptions(raw).status();
+  CHECK(absl::IsInvalidArgument(missing));
+  CHECK(absl::StrContains(missing.message(), "--slurm_jwt_key_file"));
+}
+
+TEST_CASE("bad flag values are refused naming the flag") {
+  struct Case {
+    void (*mutate)(RawSyncerFlags&);
+    const char* flag;
+  };
+  const Case cases[] = {
+      {[](RawSyncerFlags& r) { r.rest_url = "127.0.0.1:6820"; }, "--slurm_rest_url"},
+      {[](RawSyncerFlags& r) { r.rest_version = "0.0.45"; }, "--slurm_rest_version"},
+      {[](RawSyncerFlags& r) { r.node_poll_interval = absl::ZeroDuration(); },
+       "--node_poll_interval"},
+      {[](RawSyncerFlags& r) { r.full_resync_interval = absl::Seconds(1); },
+       "--full_resync_interval"},
+      {[](RawSyncerFlags& r) { r.job_poll_interval = absl::Hours(1); }, "--job_poll_interval"},
+      {[](RawSyncerFlags& r) { r.rest_timeout = absl::Milliseconds(1); }, "--slurm_rest_timeout"},
+      {[](RawSyncerFlags& r) { r.jwt_key_file = "/k"; }, "--slurm_token_file"},
+      {[](RawSyncerFlags& r) { r.token_file.clear(); }, "--slurm_jwt_key_file"},
+  };
+  for (const Case& c : cases) {
+    RawSyncerFlags raw = Defaults();
+    c.mutate(raw);
+    absl::Status status = BuildSyncerOptions(raw).status();
+    CAPTURE(c.flag, status.ToString());
+    CHECK(absl::IsInvalidArgument(status));
+    CHECK(absl::StrContains(status.message(), c.flag));
+  }
+}
+
+}  // namespace
+}  // namespace tidepool::syncer
