@@ -5,9 +5,14 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace tidepool::api {
+
+std::string SlurmConfigMapName(absl::string_view cluster) {
+  return absl::StrCat(cluster, "-slurm-config");
+}
 
 std::string NamePrefix(const tidepool::v1::NodeSet& node_set) {
   return node_set.spec().name_prefix().empty() ? node_set.metadata().name()
