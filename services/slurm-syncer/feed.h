@@ -202,6 +202,14 @@ class Feed {
     return items;
   }
 
+  // One item of the view, if present.
+  std::optional<Item> Get(const Key& key) const {
+    absl::MutexLock lock(&mutex_);
+    auto it = view_.find(key);
+    if (it == view_.end()) return std::nullopt;
+    return it->second;
+  }
+
   bool synced() const {
     absl::MutexLock lock(&mutex_);
     return synced_;

@@ -4,13 +4,16 @@
 // into the options the syncer is built from.
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/flags/declare.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "node_poller.h"
 #include "slurm/rest/client.h"
+#include "two_way_sync.h"
 
 ABSL_DECLARE_FLAG(std::string, slurm_rest_url);
 ABSL_DECLARE_FLAG(std::string, slurm_rest_socket);
@@ -22,6 +25,12 @@ ABSL_DECLARE_FLAG(absl::Duration, slurm_rest_timeout);
 ABSL_DECLARE_FLAG(absl::Duration, node_poll_interval);
 ABSL_DECLARE_FLAG(absl::Duration, full_resync_interval);
 ABSL_DECLARE_FLAG(absl::Duration, job_poll_interval);
+ABSL_DECLARE_FLAG(bool, sync_kubernetes);
+ABSL_DECLARE_FLAG(std::string, kubeconfig);
+ABSL_DECLARE_FLAG(std::string, pod_namespace);
+ABSL_DECLARE_FLAG(std::vector<std::string>, drain_node_conditions);
+ABSL_DECLARE_FLAG(bool, leader_elect);
+ABSL_DECLARE_FLAG(std::string, leader_election_namespace);
 
 namespace tidepool::syncer {
 
@@ -36,12 +45,21 @@ struct RawSyncerFlags {
   absl::Duration node_poll_interval;
   absl::Duration full_resync_interval;
   absl::Duration job_poll_interval;
+  bool sync_kubernetes = true;
+  std::string kubeconfig;
+  std::string pod_namespace;
+  std::vector<std::string> drain_node_conditions;
+  bool leader_elect = true;
+  std::string leader_election_namespace;
 };
 
 struct SyncerOptions {
   slurm::rest::ClientOptions client;  // auth included
   NodePollerOptions node_polling;
   absl::Duration job_poll_interval;
+  // The two-way sync with Kubernetes; unset when --sync_kubernetes=false.
+  std::optional<TwoWaySyncOptions> two_way;
+  std::string kubeconfig;  // "" = $KUBECONFIG, in-cluster, ~/.kube/config
 };
 
 // Checks the values and builds the authenticator (reading the JWT key file now): the

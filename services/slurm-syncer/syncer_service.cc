@@ -64,17 +64,14 @@ absl::Status SelectNodes(const std::vector<Node>& nodes, const v1::GetNodesReque
   return absl::OkStatus();
 }
 
-const char* ActionName(const DrainRequest& request) {
-  return request.action == DrainRequest::Action::kDrain ? "drain" : "undrain";
-}
-
 }  // namespace
 
 SyncerService::SyncerService(SlurmGateway& slurm, NodeFeed& nodes, NodePoller& node_poller,
-                             JobFeed& jobs, JobPoller& job_poller)
+                             NodeDrainer& drainer, JobFeed& jobs, JobPoller& job_poller)
     : slurm_(slurm),
       nodes_(nodes),
       node_poller_(node_poller),
+      drainer_(drainer),
       jobs_(jobs),
       job_poller_(job_poller) {}
 
@@ -133,35 +130,13 @@ grpc::Status SyncerService::WatchNodes(grpc::ServerContext* context, const v1::W
                     [](const Node&) { return true; });
 }
 
-grpc::Status SyncerService::UpdateNode(grpc::ServerContext*, const v1::UpdateNodeRequest* request,
+grpc::Status SyncerService::UpdateNode(grpc::ServerContext* context,
+                                       const v1::UpdateNodeRequest* request,
                                        v1::UpdateNodeResponse* response) {
-  const DrainRequest drain = FromProto(*request);
-  if (absl::Status valid = ValidateDrainRequest(drain); !valid.ok()) {
-    return InvalidArgument(valid.message());
-  }
-  absl::StatusOr<Node> current = slurm_.GetNode(drain.node);
-  if (!current.ok()) return ToGrpcStatus(current.status());
-  absl::StatusOr<std::optional<slurm::rest::NodeUpdate>> plan = PlanDrainUpdate(*current, drain);
-  if (!plan.ok()) {
-    common::LogWarn(
-        "node_update_refused",
-        {{"node", drain.node}, {"action", ActionName(drain)}, {"error", plan.status()}});
-    return ToGrpcStatus(plan.status());
-  }
-  if (plan->has_value()) {
-    if (absl::Status s = slurm_.UpdateNode(drain.node, **plan); !s.ok()) return ToGrpcStatus(s);
-    common::LogInfo("node_updated", {{"node", drain.node},
-                                     {"action", ActionName(drain)},
-                                     {"reason", drain.reason},
-                                     {"previous_reason", current->reason},
-                                     {"force", drain.force}});
-    node_poller_.Wake();
-    absl::StatusOr<Node> after = slurm_.GetNode(drain.node);
-    if (!after.ok()) return ToGrpcStatus(after.status());
-    current = std::move(after);
-  }
-  response->set_changed(plan->has_value());
-  ToProto(*current, response->mutable_node());
+  absl::StatusOr<DrainOutcome> outcome = drainer_.Apply(FromProto(*request), context->peer());
+  if (!outcome.ok()) return ToGrpcStatus(outcome.status());
+  response->set_changed(outcome->changed);
+  ToProto(outcome->node, response->mutable_node());
   return grpc::Status::OK;
 }
 

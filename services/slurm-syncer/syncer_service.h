@@ -7,6 +7,7 @@
 #include <atomic>
 
 #include "job_poller.h"
+#include "node_drainer.h"
 #include "node_poller.h"
 #include "slurm_gateway.h"
 #include "tidepool/v1/syncer.grpc.pb.h"
@@ -15,8 +16,8 @@ namespace tidepool::syncer {
 
 class SyncerService final : public v1::SlurmSyncer::Service {
  public:
-  SyncerService(SlurmGateway& slurm, NodeFeed& nodes, NodePoller& node_poller, JobFeed& jobs,
-                JobPoller& job_poller);
+  SyncerService(SlurmGateway& slurm, NodeFeed& nodes, NodePoller& node_poller, NodeDrainer& drainer,
+                JobFeed& jobs, JobPoller& job_poller);
 
   // Ends every watch stream (UNAVAILABLE: the syncer is stopping) and refuses new ones.
   void EndStreams();
@@ -44,6 +45,7 @@ class SyncerService final : public v1::SlurmSyncer::Service {
   SlurmGateway& slurm_;
   NodeFeed& nodes_;
   NodePoller& node_poller_;
+  NodeDrainer& drainer_;
   JobFeed& jobs_;
   JobPoller& job_poller_;
   std::atomic<bool> ending_streams_{false};

@@ -52,7 +52,7 @@ struct RunningService {
 std::vector<std::string> ServiceSpecificArgs(const std::string& service) {
   if (service == "slurm-syncer") {
     return {absl::StrCat("--slurm_rest_url=http://127.0.0.1:", FreeLoopbackPort().value()),
-            "--slurm_token_file=/nonexistent/token"};
+            "--slurm_token_file=/nonexistent/token", "--sync_kubernetes=false"};
   }
   return {};
 }

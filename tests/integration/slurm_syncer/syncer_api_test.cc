@@ -25,6 +25,7 @@
 #include "support/http_get.h"
 #include "support/ports.h"
 #include "support/testenv.h"
+#include "syncer_process.h"
 #include "tidepool/v1/syncer.grpc.pb.h"
 
 namespace tidepool::testing {
@@ -32,96 +33,6 @@ namespace {
 
 using v1::SlurmSyncer;
 constexpr absl::Duration kPollInterval = absl::Seconds(1);
-
-SlurmEnv RequireSlurm() {
-  absl::StatusOr<SlurmEnv> env = Slurm();
-  INFO(env.status().ToString());
-  REQUIRE(env.ok());
-  return *std::move(env);
-}
-
-std::string SyncerBinary() {
-  const char* path = std::getenv("TIDEPOOL_SLURM_SYNCER");
-  REQUIRE(path != nullptr);
-  return path;
-}
-
-void RequireExec(const SlurmEnv& env, const std::vector<std::string>& args) {
-  absl::StatusOr<CommandResult> r = SlurmExec(env, args);
-  REQUIRE(r.ok());
-  INFO(absl::StrJoin(args, " ") << ": " << r->output);
-  REQUIRE(r->exit_code == 0);
-}
-
-void RequireRestTool(const SlurmEnv& env, const std::string& argument) {
-  absl::StatusOr<CommandResult> r =
-      RunCommand({SourceRoot() + "/tools/testenv/slurm/restart-rest", argument}, absl::Seconds(60));
-  REQUIRE(r.ok());
-  INFO("restart-rest " << argument << ": " << r->output << " (" << env.suite << ")");
-  REQUIRE(r->exit_code == 0);
-}
-
-// A slurm-syncer process on free loopback ports, and a stub to talk to it.
-class Syncer {
- public:
-  explicit Syncer(std::vector<std::string> slurm_args) {
-    grpc_port_ = FreeLoopbackPort().value();
-    http_port_ = FreeLoopbackPort().value();
-    std::vector<std::string> args = {"--listen_address=127.0.0.1",
-                                     absl::StrCat("--grpc_port=", grpc_port_),
-                                     absl::StrCat("--http_port=", http_port_),
-                                     "--node_poll_interval=1s",
-                                     "--job_poll_interval=500ms",
-                                     "--slurm_rest_timeout=5s",
-                                     "--shutdown_timeout=10s",
-                                     "--log_level=debug"};
-    args.insert(args.end(), slurm_args.begin(), slurm_args.end());
-    absl::StatusOr<ChildProcess> process = ChildProcess::Spawn(SyncerBinary(), args);
-    REQUIRE(process.ok());
-    process_.emplace(*std::move(process));
-    stub_ = SlurmSyncer::NewStub(grpc::CreateChannel(absl::StrCat("127.0.0.1:", grpc_port_),
-                                                     grpc::InsecureChannelCredentials()));
-  }
-
-  static std::vector<std::string> JwtArgs(const SlurmEnv& env) {
-    return {"--slurm_rest_url=" + env.rest_url, "--slurm_jwt_key_file=" + env.jwt_key_file,
-            "--slurm_jwt_user=" + env.token_user};
-  }
-
-  SlurmSyncer::Stub& stub() { return *stub_; }
-  ChildProcess& process() { return *process_; }
-  std::string Output() const { return process_->Output(); }
-
-  // Waits until /readyz says 200 (the first node poll is done).
-  void AwaitReady(absl::Duration timeout = absl::Seconds(20)) {
-    const absl::Time deadline = absl::Now() + timeout;
-    int status = 0;
-    while (absl::Now() < deadline) {
-      absl::StatusOr<HttpResponse> ready =
-          HttpGet(absl::StrCat("http://127.0.0.1:", http_port_, "/readyz"));
-      if (ready.ok() && (status = ready->status) == 200) return;
-      absl::SleepFor(absl::Milliseconds(100));
-    }
-    INFO(Output());
-    FAIL("slurm-syncer not ready within " << absl::FormatDuration(timeout) << ", last " << status);
-  }
-
-  absl::StatusOr<HttpResponse> Get(absl::string_view path) {
-    return HttpGet(absl::StrCat("http://127.0.0.1:", http_port_, path));
-  }
-
- private:
-  uint16_t grpc_port_ = 0;
-  uint16_t http_port_ = 0;
-  std::optional<ChildProcess> process_;
-  std::unique_ptr<SlurmSyncer::Stub> stub_;
-};
-
-std::unique_ptr<grpc::ClientContext> Deadline(absl::Duration timeout = absl::Seconds(30)) {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(absl::ToChronoTime(absl::Now() + timeout));
-  return context;
-}
 
 v1::UpdateNodeResponse RequireUpdate(Syncer& syncer, const v1::UpdateNodeRequest& request) {
   v1::UpdateNodeResponse response;
@@ -144,18 +55,6 @@ v1::UpdateNodeRequest Undrain(const std::string& node) {
   request.set_name(node);
   request.set_action(v1::UpdateNodeRequest::UNDRAIN);
   return request;
-}
-
-v1::SlurmNode RequireNode(Syncer& syncer, const std::string& name) {
-  v1::GetNodesRequest request;
-  request.set_fresh(true);
-  request.add_names(name);
-  v1::GetNodesResponse response;
-  grpc::Status status = syncer.stub().GetNodes(Deadline().get(), request, &response);
-  INFO(status.error_message());
-  REQUIRE(status.ok());
-  REQUIRE(response.nodes_size() == 1);
-  return response.nodes(0);
 }
 
 // Reads a watch stream on a thread of its own and keeps what arrives, with arrival times.
@@ -545,43 +444,38 @@ TEST_CASE(
   REQUIRE(watch->WaitFor(IsSnapshotEnd).has_value());
   const std::string node = env.node_names.at(1);
 
-  RequireRestTool(env, "--stop");
+  SlurmRestOutage outage(env);
   auto unavailable = watch->WaitFor([](const v1::WatchNodesResponse& m) {
     return m.kind() == v1::WatchNodesResponse::SLURM_UNAVAILABLE;
   });
-  bool restarted = false;
-  if (unavailable.has_value()) {
-    CHECK_FALSE(unavailable->message.unavailable_reason().empty());
-    v1::UpdateNodeResponse response;
-    grpc::Status status =
-        syncer.stub().UpdateNode(Deadline().get(), Drain(node, "k8s: during outage"), &response);
-    CHECK(status.error_code() == grpc::StatusCode::UNAVAILABLE);
-    CAPTURE(status.error_message());
-    CHECK(absl::StrContains(status.error_message(), "127.0.0.1"));
-    v1::GetNodesResponse nodes;
-    status = syncer.stub().GetNodes(Deadline().get(), {}, &nodes);
-    CHECK(status.error_code() == grpc::StatusCode::UNAVAILABLE);
-    auto ready = syncer.Get("/readyz");
-    REQUIRE(ready.ok());
-    CHECK(ready->status == 503);
-
-    // Changes made in Slurm meanwhile: the watch must end up with their final state.
-    const size_t before = watch->count();
-    RequireExec(env, {"scontrol", "update", "nodename=" + node, "state=drain",
-                      "reason=changed while REST was down"});
-    RequireRestTool(env, "--start");
-    restarted = true;
-    auto recovered = watch->WaitFor(
-        NodeChanged(node,
-                    [](const v1::SlurmNode& n) {
-                      return n.drain() && n.reason() == "changed while REST was down";
-                    }),
-        before);
-    CHECK(recovered.has_value());
-    syncer.AwaitReady();
-  }
-  if (!restarted) RequireRestTool(env, "--start");
   REQUIRE(unavailable.has_value());
+  CHECK_FALSE(unavailable->message.unavailable_reason().empty());
+  v1::UpdateNodeResponse response;
+  grpc::Status status =
+      syncer.stub().UpdateNode(Deadline().get(), Drain(node, "k8s: during outage"), &response);
+  CHECK(status.error_code() == grpc::StatusCode::UNAVAILABLE);
+  CAPTURE(status.error_message());
+  CHECK(absl::StrContains(status.error_message(), "127.0.0.1"));
+  v1::GetNodesResponse nodes;
+  status = syncer.stub().GetNodes(Deadline().get(), {}, &nodes);
+  CHECK(status.error_code() == grpc::StatusCode::UNAVAILABLE);
+  auto ready = syncer.Get("/readyz");
+  REQUIRE(ready.ok());
+  CHECK(ready->status == 503);
+
+  // Changes made in Slurm meanwhile: the watch must end up with their final state.
+  const size_t before = watch->count();
+  RequireExec(env, {"scontrol", "update", "nodename=" + node, "state=drain",
+                    "reason=changed while REST was down"});
+  outage.End();
+  auto recovered =
+      watch->WaitFor(NodeChanged(node,
+                                 [](const v1::SlurmNode& n) {
+                                   return n.drain() && n.reason() == "changed while REST was down";
+                                 }),
+                     before);
+  CHECK(recovered.has_value());
+  syncer.AwaitReady();
   ResumeAll(env);
 }
 

@@ -17,7 +17,8 @@ RawSyncerFlags Defaults() {
           .rest_timeout = absl::Seconds(10),
           .node_poll_interval = absl::Seconds(1),
           .full_resync_interval = absl::Minutes(5),
-          .job_poll_interval = absl::Seconds(1)};
+          .job_poll_interval = absl::Seconds(1),
+          .leader_election_namespace = "tidepool-system"};
 }
 
 TEST_CASE("valid flags build the client and polling options") {
@@ -26,6 +27,20 @@ TEST_CASE("valid flags build the client and polling options") {
   CHECK(options->client.base_url == "http://127.0.0.1:6820");
   CHECK(options->client.auth != nullptr);
   CHECK(options->node_polling.interval == absl::Seconds(1));
+}
+
+TEST_CASE("the two-way sync is configured unless turned off") {
+  RawSyncerFlags raw = Defaults();
+  raw.drain_node_conditions = {"GPUUnhealthy"};
+  absl::StatusOr<SyncerOptions> options = BuildSyncerOptions(raw);
+  REQUIRE(options.ok());
+  REQUIRE(options->two_way.has_value());
+  CHECK(options->two_way->drain_conditions == std::vector<std::string>{"GPUUnhealthy"});
+  CHECK(options->two_way->lease_namespace == "tidepool-system");
+  raw.sync_kubernetes = false;
+  options = BuildSyncerOptions(raw);
+  REQUIRE(options.ok());
+  CHECK_FALSE(options->two_way.has_value());
 }
 
 TEST_CASE("a UNIX socket alone needs no credentials") {
@@ -66,6 +81,9 @@ TEST_CASE("bad flag values are refused naming the flag") {
       {[](RawSyncerFlags& r) { r.rest_timeout = absl::Milliseconds(1); }, "--slurm_rest_timeout"},
       {[](RawSyncerFlags& r) { r.jwt_key_file = "/k"; }, "--slurm_token_file"},
       {[](RawSyncerFlags& r) { r.token_file.clear(); }, "--slurm_jwt_key_file"},
+      {[](RawSyncerFlags& r) { r.drain_node_conditions = {"Ready"}; }, "--drain_node_conditions"},
+      {[](RawSyncerFlags& r) { r.leader_election_namespace.clear(); },
+       "--leader_election_namespace"},
   };
   for (const Case& c : cases) {
     RawSyncerFlags raw = Defaults();

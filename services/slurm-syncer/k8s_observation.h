@@ -1,0 +1,49 @@
+#pragma once
+
+// What the two-way sync needs to know of a slurmd pod and of its Kubernetes Node, read
+// once from their JSON (the informers' cache) into plain structs.
+
+#include <map>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace tidepool::syncer {
+
+// Node annotation with the reason a person gave when cordoning (Kubernetes has no field
+// for it): the drain reason becomes "k8s: cordon: <this>".
+inline constexpr char kCordonReasonAnnotation[] = "tidepool.dev/cordon-reason";
+// The pod condition the syncer keeps with the Slurm node's state.
+inline constexpr char kSlurmPodCondition[] = "tidepool.dev/SlurmNodeReady";
+
+struct ConditionView {
+  std::string status;  // "True" | "False" | "Unknown"
+  std::string reason;
+  std::string message;
+  std::string last_transition_time;
+};
+
+struct PodObservation {
+  std::string ns;
+  std::string name;
+  std::string slurm_node;  // label tidepool.dev/slurm-node, else the pod name
+  std::string node_name;   // spec.nodeName
+  bool ready = false;      // condition Ready is True
+  bool terminating = false;
+  std::map<std::string, std::string> annotations;
+  std::map<std::string, ConditionView> conditions;  // by type
+};
+
+struct NodeObservation {
+  std::string name;
+  bool unschedulable = false;
+  std::string cordon_reason;  // kCordonReasonAnnotation
+  std::map<std::string, std::string> annotations;
+  std::map<std::string, ConditionView> conditions;  // by type
+};
+
+absl::StatusOr<PodObservation> ObservePod(absl::string_view json);
+absl::StatusOr<NodeObservation> ObserveNode(absl::string_view json);
+
+}  // namespace tidepool::syncer

@@ -1,0 +1,34 @@
+#pragma once
+
+// Sets or clears a drain in Slurm under the drain policy: reads the node fresh, plans
+// with PlanDrainUpdate, sends the update, reads the node back and wakes the node poll
+// so watchers see the change at once. The gRPC UpdateNode and the two-way sync both
+// drain through here.
+
+#include "absl/status/statusor.h"
+#include "drain_policy.h"
+#include "node_poller.h"
+#include "slurm/rest/model.h"
+#include "slurm_gateway.h"
+
+namespace tidepool::syncer {
+
+struct DrainOutcome {
+  slurm::rest::Node node;  // after the update
+  bool changed = false;    // false when the node already was as asked
+};
+
+class NodeDrainer {
+ public:
+  NodeDrainer(SlurmGateway& slurm, NodePoller& poller) : slurm_(slurm), poller_(poller) {}
+
+  // InvalidArgument for a malformed request, NotFound for an unknown node,
+  // FailedPrecondition when the policy refuses, Slurm's errors otherwise.
+  absl::StatusOr<DrainOutcome> Apply(const DrainRequest& request, absl::string_view requester);
+
+ private:
+  SlurmGateway& slurm_;
+  NodePoller& poller_;
+};
+
+}  // namespace tidepool::syncer

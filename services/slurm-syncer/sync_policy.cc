@@ -1,0 +1,232 @@
+#include "sync_policy.h"
+
+#include <array>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "k8s/object_json.h"
+#include "rapidjson/stringbuffer.h"
+#include "rapidjson/writer.h"
+#include "tidepool/naming.h"
+
+namespace tidepool::syncer {
+namespace {
+
+using slurm::rest::Node;
+using slurm::rest::NodeState;
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+
+constexpr std::array<absl::string_view, 4> kSyncCausePrefixes = {
+    kPodNotReadyReason, kPodTerminatingReason, "k8s: cordon", "k8s: node condition "};
+
+struct DesiredCondition {
+  std::string type;
+  bool status = false;
+  std::string reason;
+  std::string message;
+};
+
+// The condition as it should be, or nullopt when `current` already says it.
+bool SameCondition(const std::map<std::string, ConditionView>& current,
+                   const DesiredCondition& want) {
+  auto it = current.find(want.type);
+  return it != current.end() && it->second.status == (want.status ? "True" : "False") &&
+         it->second.reason == want.reason && it->second.message == want.message;
+}
+
+std::string TransitionTime(const std::map<std::string, ConditionView>& current,
+                           const DesiredCondition& want, absl::Time now) {
+  auto it = current.find(want.type);
+  if (it != current.end() && it->second.status == (want.status ? "True" : "False") &&
+      !it->second.last_transition_time.empty()) {
+    return it->second.last_transition_time;
+  }
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", now, absl::UTCTimeZone());
+}
+
+void WriteString(JsonWriter& w, absl::string_view key, absl::string_view value) {
+  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
+}
+
+// {"apiVersion":"v1","kind":KIND,"metadata":{…},"status":{"conditions":[…]}}
+std::string ConditionsApplyBody(absl::string_view kind, absl::string_view ns,
+                                absl::string_view name,
+                                const std::map<std::string, ConditionView>& current,
+                                const std::vector<DesiredCondition>& conditions, absl::Time now) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  WriteString(w, "apiVersion", "v1");
+  WriteString(w, "kind", kind);
+  w.Key("metadata");
+  w.StartObject();
+  WriteString(w, "name", name);
+  if (!ns.empty()) WriteString(w, "namespace", ns);
+  w.EndObject();
+  w.Key("status");
+  w.StartObject();
+  w.Key("conditions");
+  w.StartArray();
+  for (const DesiredCondition& c : conditions) {
+    w.StartObject();
+    WriteString(w, "type", c.type);
+    WriteString(w, "status", c.status ? "True" : "False");
+    WriteString(w, "reason", c.reason);
+    WriteString(w, "message", c.message);
+    WriteString(w, "lastTransitionTime", TransitionTime(current, c, now));
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  w.EndObject();
+  return buffer.GetString();
+}
+
+// {"metadata":{"annotations":{key: value-or-null, …}}}
+std::string AnnotationPatch(const std::vector<std::pair<std::string, std::string>>& values) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  w.Key("metadata");
+  w.StartObject();
+  w.Key("annotations");
+  w.StartObject();
+  for (const auto& [key, value] : values) {
+    w.Key(key.c_str());
+    if (value.empty()) {
+      w.Null();
+    } else {
+      w.String(value.c_str());
+    }
+  }
+  w.EndObject();
+  w.EndObject();
+  w.EndObject();
+  return buffer.GetString();
+}
+
+bool AnnotationsSay(const std::map<std::string, std::string>& current,
+                    const std::vector<std::pair<std::string, std::string>>& want) {
+  for (const auto& [key, value] : want) {
+    auto it = current.find(key);
+    const std::string have = it != current.end() ? it->second : "";
+    if (have != value) return false;
+  }
+  return true;
+}
+
+std::string SlurmStateReason(const Node& slurm) {
+  if (slurm.state.Has(NodeState::kDown)) return "Down";
+  if (slurm.state.Has(NodeState::kNotResponding)) return "NotResponding";
+  if (slurm.state.Has(NodeState::kDrain)) {
+    const bool busy = slurm.state.Has(NodeState::kAllocated) ||
+                      slurm.state.Has(NodeState::kMixed) || slurm.state.Has(NodeState::kCompleting);
+    return busy ? "Draining" : "Drained";
+  }
+  if (slurm.state.Has(NodeState::kAllocated)) return "Allocated";
+  if (slurm.state.Has(NodeState::kMixed)) return "Mixed";
+  if (slurm.state.Has(NodeState::kIdle)) return "Idle";
+  return "Other";
+}
+
+std::string StateMessage(const Node& slurm) {
+  std::string message = slurm.state.ToString();
+  if (!slurm.reason.empty()) absl::StrAppend(&message, ": ", slurm.reason);
+  return message;
+}
+
+}  // namespace
+
+bool IsSyncCause(absl::string_view reason) {
+  for (absl::string_view prefix : kSyncCausePrefixes) {
+    if (absl::StartsWith(reason, prefix)) return true;
+  }
+  return false;
+}
+
+std::optional<std::string> DesiredDrainReason(const PodObservation& pod,
+                                              const NodeObservation* node,
+                                              const std::vector<std::string>& drain_conditions) {
+  if (pod.terminating) return std::string(kPodTerminatingReason);
+  if (node != nullptr && node->unschedulable) {
+    return absl::StrCat("k8s: cordon: ",
+                        node->cordon_reason.empty() ? "cordoned" : node->cordon_reason);
+  }
+  if (node != nullptr) {
+    for (const std::string& type : drain_conditions) {
+      auto it = node->conditions.find(type);
+      if (it != node->conditions.end() && it->second.status == "True") {
+        return absl::StrCat("k8s: node condition ", type);
+      }
+    }
+  }
+  if (!pod.ready) return std::string(kPodNotReadyReason);
+  return std::nullopt;
+}
+
+std::optional<DrainRequest> PlanSlurmUpdate(const std::optional<std::string>& desired,
+                                            const Node& slurm) {
+  const bool drained = slurm.state.Has(NodeState::kDrain);
+  if (desired.has_value()) {
+    if (drained && slurm.reason == *desired) return std::nullopt;
+    // Held by someone else's drain already, or a reason (Slurm's DOWN) not to overwrite.
+    if (drained && !IsSyncCause(slurm.reason)) return std::nullopt;
+    if (!drained && !slurm.reason.empty() && !IsOwnedReason(slurm.reason)) return std::nullopt;
+    return DrainRequest{
+        .node = slurm.name, .action = DrainRequest::Action::kDrain, .reason = *desired};
+  }
+  if (drained && IsSyncCause(slurm.reason)) {
+    return DrainRequest{
+        .node = slurm.name, .action = DrainRequest::Action::kUndrain, .if_reason = slurm.reason};
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> PodAnnotationPatch(const PodObservation& pod, const Node& slurm) {
+  const std::vector<std::pair<std::string, std::string>> want = {
+      {api::kSlurmStateAnnotation, slurm.state.ToString()},
+      {api::kSlurmReasonAnnotation, slurm.reason}};
+  if (AnnotationsSay(pod.annotations, want)) return std::nullopt;
+  return AnnotationPatch(want);
+}
+
+std::optional<std::string> PodConditionApply(const PodObservation& pod, const Node& slurm,
+                                             absl::Time now) {
+  const std::string reason = SlurmStateReason(slurm);
+  const bool ready = reason == "Idle" || reason == "Allocated" || reason == "Mixed";
+  const DesiredCondition condition{kSlurmPodCondition, ready, reason, StateMessage(slurm)};
+  if (SameCondition(pod.conditions, condition)) return std::nullopt;
+  return ConditionsApplyBody("Pod", pod.ns, pod.name, pod.conditions, {condition}, now);
+}
+
+std::optional<std::string> NodeConditionsApply(const NodeObservation& node, const Node& slurm,
+                                               absl::Time now) {
+  const bool drain = slurm.state.Has(NodeState::kDrain);
+  const bool by_person = drain && !IsOwnedReason(slurm.reason);
+  const bool not_responding = slurm.state.Has(NodeState::kNotResponding);
+  std::string by = slurm.reason_set_by_user.empty()
+                       ? ""
+                       : absl::StrCat(" (set by ", slurm.reason_set_by_user, ")");
+  const std::vector<DesiredCondition> conditions = {
+      {"SlurmDrain", drain, drain ? SlurmStateReason(slurm) : "NotDrained",
+       drain ? slurm.reason + by : ""},
+      {"SlurmCordon", by_person, by_person ? "DrainedInSlurm" : "NotDrainedInSlurm",
+       by_person ? slurm.reason + by : ""},
+      {"SlurmNotResponding", not_responding, not_responding ? "NotResponding" : "Responding",
+       not_responding ? StateMessage(slurm) : ""},
+  };
+  bool same = true;
+  for (const DesiredCondition& c : conditions) same = same && SameCondition(node.conditions, c);
+  if (same) return std::nullopt;
+  return ConditionsApplyBody("Node", "", node.name, node.conditions, conditions, now);
+}
+
+std::optional<std::string> NodeAnnotationPatch(const NodeObservation& node, const Node& slurm) {
+  const std::string reason = slurm.state.Has(NodeState::kDrain) ? slurm.reason : "";
+  const std::vector<std::pair<std::string, std::string>> want = {{api::kDrainAnnotation, reason}};
+  if (AnnotationsSay(node.annotations, want)) return std::nullopt;
+  return AnnotationPatch(want);
+}
+
+}  // namespace tidepool::syncer

@@ -1,0 +1,292 @@
+#include "two_way_sync.h"
+
+#include <unistd.h>
+
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/log.h"
+#include "common/metrics.h"
+#include "k8s/errors.h"
+#include "k8s/resource.h"
+#include "sync_policy.h"
+#include "tidepool/naming.h"
+
+namespace tidepool::syncer {
+namespace {
+
+constexpr char kRequester[] = "two-way-sync";
+
+// A bounded label for a drain reason.
+const char* CauseOf(absl::string_view reason) {
+  if (absl::StartsWith(reason, kPodTerminatingReason)) return "pod_terminating";
+  if (absl::StartsWith(reason, kPodNotReadyReason)) return "pod_not_ready";
+  if (absl::StartsWith(reason, "k8s: cordon")) return "cordon";
+  if (absl::StartsWith(reason, "k8s: node condition")) return "node_condition";
+  return "other";
+}
+
+std::string DefaultIdentity() {
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  return absl::StrCat(host, "_", getpid());
+}
+
+k8s::InformerOptions SlurmdPods() {
+  return {.label_selector = absl::StrCat(api::kComponentLabel, "=", api::kSlurmdComponent)};
+}
+
+}  // namespace
+
+struct TwoWaySync::Metrics {
+  explicit Metrics(prometheus::Registry& registry)
+      : syncs(prometheus::BuildCounter()
+                  .Name(common::MetricName("slurm-syncer", "k8s_syncs_total"))
+                  .Help("Two-way syncs of one Slurm node by result (ok, error, skipped)")
+                  .Register(registry)),
+        drains(prometheus::BuildCounter()
+                   .Name(common::MetricName("slurm-syncer", "drain_changes_total"))
+                   .Help("Drains set or cleared by the two-way sync, by cause")
+                   .Register(registry)) {}
+  prometheus::Family<prometheus::Counter>& syncs;
+  prometheus::Family<prometheus::Counter>& drains;
+};
+
+TwoWaySync::TwoWaySync(k8s::Client& client, NodeFeed& feed, NodeDrainer& drainer,
+                       TwoWaySyncOptions options, prometheus::Registry& registry)
+    : client_(client),
+      feed_(feed),
+      drainer_(drainer),
+      options_(std::move(options)),
+      metrics_(std::make_unique<Metrics>(registry)),
+      queue_(common::RealClock()),
+      pods_(client, k8s::Pods(), options_.pod_namespace, SlurmdPods()),
+      nodes_(client, k8s::Nodes(), "") {}
+
+TwoWaySync::~TwoWaySync() { Stop(); }
+
+void TwoWaySync::Start() {
+  WatchPods();
+  WatchNodes();
+  pods_.Start();
+  nodes_.Start();
+  if (options_.leader_elect) {
+    elector_ = std::make_unique<k8s::LeaderElector>(
+        client_,
+        k8s::LeaderElectionConfig{
+            .lease_namespace = options_.lease_namespace,
+            .lease_name = "slurm-syncer",
+            .identity = options_.identity.empty() ? DefaultIdentity() : options_.identity,
+            .callbacks = {.on_started_leading =
+                              [this] {
+                                common::LogInfo("leading", {{"lease", "slurm-syncer"}});
+                                EnqueueAll();
+                              },
+                          .on_stopped_leading =
+                              [] {
+                                common::LogWarn("stopped_leading", {{"lease", "slurm-syncer"}});
+                              }},
+            .on_error = [](const absl::Status& s) {
+              common::LogWarn("leader_election_error", {{"error", s}});
+            }});
+    threads_.emplace_back([this](std::stop_token stop) {
+      while (!stop.stop_requested()) {
+        if (absl::Status s = elector_->Run(stop); !s.ok()) {
+          common::LogError("leader_election_failed", {{"error", s}});
+          return;
+        }
+      }
+    });
+  }
+  threads_.emplace_back([this](std::stop_token stop) { FollowSlurm(stop); });
+  for (int i = 0; i < options_.workers; ++i) threads_.emplace_back([this] { Work(); });
+}
+
+void TwoWaySync::Stop() {
+  queue_.ShutDown();
+  for (std::jthread& thread : threads_) thread.request_stop();
+  threads_.clear();  // joins
+  pods_.Stop();
+  nodes_.Stop();
+}
+
+bool TwoWaySync::Synced() { return pods_.HasSynced() && nodes_.HasSynced(); }
+
+bool TwoWaySync::Leading() { return elector_ == nullptr || elector_->IsLeader(); }
+
+void TwoWaySync::Enqueue(const std::string& slurm_node) {
+  if (!slurm_node.empty()) queue_.Add(slurm_node);
+}
+
+void TwoWaySync::EnqueueAll() {
+  for (const slurm::rest::Node& node : feed_.Items()) Enqueue(node.name);
+}
+
+void TwoWaySync::WatchPods() {
+  auto on_pod = [this](const k8s::CachedObjectPtr& object, bool gone) {
+    absl::StatusOr<PodObservation> pod = ObservePod(object->json);
+    if (!pod.ok()) return;
+    {
+      absl::MutexLock lock(&mutex_);
+      if (gone) {
+        auto it = slurm_node_on_.find(pod->node_name);
+        if (it != slurm_node_on_.end() && it->second == pod->slurm_node) slurm_node_on_.erase(it);
+      } else if (!pod->node_name.empty()) {
+        slurm_node_on_[pod->node_name] = pod->slurm_node;
+      }
+    }
+    Enqueue(pod->slurm_node);
+  };
+  pods_.AddHandlers({
+      .on_add = [on_pod](const k8s::CachedObjectPtr& o) { on_pod(o, false); },
+      .on_update = [on_pod](const k8s::CachedObjectPtr&,
+                            const k8s::CachedObjectPtr& o) { on_pod(o, false); },
+      .on_delete = [on_pod](const k8s::CachedObjectPtr& o) { on_pod(o, true); },
+  });
+}
+
+void TwoWaySync::WatchNodes() {
+  auto on_node = [this](const k8s::CachedObjectPtr& object) {
+    std::string slurm_node;
+    {
+      absl::MutexLock lock(&mutex_);
+      auto it = slurm_node_on_.find(object->meta.name);
+      if (it != slurm_node_on_.end()) slurm_node = it->second;
+    }
+    Enqueue(slurm_node);
+  };
+  nodes_.AddHandlers({
+      .on_add = on_node,
+      .on_update = [on_node](const k8s::CachedObjectPtr&,
+                             const k8s::CachedObjectPtr& o) { on_node(o); },
+      .on_delete = on_node,
+  });
+}
+
+// Enqueues what the node feed reports changed; everything after an outage (the sync
+// stood still meanwhile) and every resync period.
+void TwoWaySync::FollowSlurm(std::stop_token stop) {
+  std::shared_ptr<Subscription<slurm::rest::Node>> subscription = feed_.Subscribe();
+  absl::Time next_resync = absl::Now() + options_.resync_period;
+  bool was_unavailable = false;
+  while (!stop.stop_requested()) {
+    if (absl::Now() >= next_resync) {
+      EnqueueAll();
+      next_resync = absl::Now() + options_.resync_period;
+    }
+    std::optional<SharedUpdate<slurm::rest::Node>> update =
+        subscription->Next(absl::Milliseconds(200));
+    if (!update.has_value()) {
+      if (subscription->closed()) subscription = feed_.Subscribe();  // fell behind: snapshot
+      continue;
+    }
+    const FeedUpdate<slurm::rest::Node>& u = **update;
+    if (u.kind == FeedUpdate<slurm::rest::Node>::Kind::kUnavailable) {
+      was_unavailable = true;
+      continue;
+    }
+    if (was_unavailable) {
+      was_unavailable = false;
+      EnqueueAll();
+    }
+    for (const Change<slurm::rest::Node>& change : u.changes) Enqueue(change.item.name);
+  }
+  subscription->Close();
+}
+
+void TwoWaySync::Work() {
+  while (std::optional<std::string> key = queue_.Get()) {
+    absl::Status status = Sync(*key);
+    if (status.ok()) {
+      queue_.Forget(*key);
+    } else {
+      metrics_->syncs.Add({{"result", "error"}}).Increment();
+      common::LogWarn("sync_failed", {{"slurm_node", *key}, {"error", status}});
+      queue_.AddRateLimited(*key);
+    }
+    queue_.Done(*key);
+  }
+}
+
+absl::Status TwoWaySync::Sync(const std::string& slurm_node) {
+  if (!Leading() || !Synced() || feed_.unavailable_reason().has_value() || !feed_.synced()) {
+    // A side we cannot see, or another replica leads: change nothing. Whatever makes
+    // the sides visible again (sync, recovery, leadership) enqueues every node.
+    metrics_->syncs.Add({{"result", "skipped"}}).Increment();
+    return absl::OkStatus();
+  }
+  std::optional<slurm::rest::Node> slurm = feed_.Get(slurm_node);
+  std::vector<k8s::CachedObjectPtr> pods = pods_.ListByLabel(api::kSlurmNodeLabel, slurm_node);
+  if (!slurm.has_value() || pods.empty()) {
+    metrics_->syncs.Add({{"result", "skipped"}}).Increment();
+    return absl::OkStatus();
+  }
+  absl::StatusOr<PodObservation> pod = ObservePod(pods.front()->json);
+  if (!pod.ok()) return pod.status();
+  std::optional<NodeObservation> node;
+  if (k8s::CachedObjectPtr cached = nodes_.Get(pod->node_name); cached != nullptr) {
+    absl::StatusOr<NodeObservation> observed = ObserveNode(cached->json);
+    if (!observed.ok()) return observed.status();
+    node = *std::move(observed);
+  }
+  const NodeObservation* node_ptr = node.has_value() ? &*node : nullptr;
+  if (absl::Status s = SyncKubernetesToSlurm(*pod, node_ptr, *slurm); !s.ok()) return s;
+  if (absl::Status s = SyncSlurmToKubernetes(*pod, node_ptr, *slurm); !s.ok()) return s;
+  metrics_->syncs.Add({{"result", "ok"}}).Increment();
+  return absl::OkStatus();
+}
+
+absl::Status TwoWaySync::SyncKubernetesToSlurm(const PodObservation& pod,
+                                               const NodeObservation* node,
+                                               slurm::rest::Node& slurm) {
+  const std::optional<std::string> desired =
+      DesiredDrainReason(pod, node, options_.drain_conditions);
+  const std::optional<DrainRequest> plan = PlanSlurmUpdate(desired, slurm);
+  if (!plan.has_value()) return absl::OkStatus();
+  absl::StatusOr<DrainOutcome> outcome = drainer_.Apply(*plan, kRequester);
+  if (absl::IsFailedPrecondition(outcome.status())) {
+    // Someone changed the node since the last poll; the next poll brings it back here.
+    return absl::OkStatus();
+  }
+  if (!outcome.ok()) return outcome.status();
+  const bool drain = plan->action == DrainRequest::Action::kDrain;
+  metrics_->drains
+      .Add({{"action", drain ? "drain" : "undrain"},
+            {"cause", CauseOf(drain ? plan->reason : plan->if_reason)}})
+      .Increment();
+  slurm = outcome->node;
+  return absl::OkStatus();
+}
+
+absl::Status TwoWaySync::SyncSlurmToKubernetes(const PodObservation& pod,
+                                               const NodeObservation* node,
+                                               const slurm::rest::Node& slurm) {
+  const absl::Time now = absl::Now();
+  const k8s::ApplyOptions apply{.field_manager = options_.field_manager, .force = true};
+  const k8s::WriteOptions write{.field_manager = options_.field_manager};
+  if (std::optional<std::string> patch = PodAnnotationPatch(pod, slurm); patch.has_value()) {
+    absl::StatusOr<std::string> r =
+        client_.MergePatch(k8s::Pods(), pod.ns, pod.name, *patch, write);
+    if (!r.ok() && !absl::IsNotFound(r.status())) return r.status();
+  }
+  if (std::optional<std::string> body = PodConditionApply(pod, slurm, now); body.has_value()) {
+    absl::StatusOr<std::string> r =
+        client_.Apply(k8s::Pods(), pod.ns, pod.name, *body, apply, "status");
+    if (!r.ok() && !absl::IsNotFound(r.status())) return r.status();
+  }
+  if (node == nullptr) return absl::OkStatus();
+  if (std::optional<std::string> body = NodeConditionsApply(*node, slurm, now); body.has_value()) {
+    absl::StatusOr<std::string> r =
+        client_.Apply(k8s::Nodes(), "", node->name, *body, apply, "status");
+    if (!r.ok() && !absl::IsNotFound(r.status())) return r.status();
+  }
+  if (std::optional<std::string> patch = NodeAnnotationPatch(*node, slurm); patch.has_value()) {
+    absl::StatusOr<std::string> r = client_.MergePatch(k8s::Nodes(), "", node->name, *patch, write);
+    if (!r.ok() && !absl::IsNotFound(r.status())) return r.status();
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace tidepool::syncer

@@ -1,0 +1,88 @@
+#pragma once
+
+// The two-way sync between slurmd pods / their Kubernetes Nodes and Slurm nodes, keyed
+// by Slurm node name: informers on slurmd pods and Nodes and the node feed each enqueue
+// the Slurm nodes they concern; workers sync one key at a time with sync_policy.h —
+// Kubernetes causes become k8s: drains (through the NodeDrainer), Slurm's state becomes
+// pod and Node conditions and annotations. While either side cannot be seen (informers
+// not synced, Slurm unavailable) nothing is changed on the other. Only the lease holder
+// writes when leader election is on.
+//
+//   tidepool_slurm_syncer_k8s_syncs_total{result="ok|error|skipped"}
+//   tidepool_slurm_syncer_drain_changes_total{action="drain|undrain", cause}
+
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "k8s/client.h"
+#include "k8s/informer.h"
+#include "k8s/leader_election.h"
+#include "k8s/workqueue.h"
+#include "k8s_observation.h"
+#include "node_drainer.h"
+#include "node_poller.h"
+#include "prometheus/counter.h"
+#include "prometheus/registry.h"
+
+namespace tidepool::syncer {
+
+struct TwoWaySyncOptions {
+  std::string pod_namespace;                  // "" = all namespaces
+  std::vector<std::string> drain_conditions;  // Node condition types that drain when True
+  absl::Duration resync_period = absl::Minutes(1);
+  int workers = 2;
+  std::string field_manager = "tidepool-slurm-syncer";
+  bool leader_elect = true;
+  std::string lease_namespace = "tidepool-system";
+  std::string identity;  // defaults to hostname_pid
+};
+
+class TwoWaySync {
+ public:
+  TwoWaySync(k8s::Client& client, NodeFeed& feed, NodeDrainer& drainer, TwoWaySyncOptions options,
+             prometheus::Registry& registry);
+  ~TwoWaySync();
+
+  void Start();
+  void Stop();
+  // Both informers have listed (for readiness).
+  bool Synced();
+
+ private:
+  struct Metrics;
+  void Enqueue(const std::string& slurm_node);
+  void EnqueueAll();
+  void WatchPods();
+  void WatchNodes();
+  void FollowSlurm(std::stop_token stop);
+  void Work();
+  bool Leading();
+  absl::Status Sync(const std::string& slurm_node);
+  absl::Status SyncKubernetesToSlurm(const PodObservation& pod, const NodeObservation* node,
+                                     slurm::rest::Node& slurm);
+  absl::Status SyncSlurmToKubernetes(const PodObservation& pod, const NodeObservation* node,
+                                     const slurm::rest::Node& slurm);
+
+  k8s::Client& client_;
+  NodeFeed& feed_;
+  NodeDrainer& drainer_;
+  const TwoWaySyncOptions options_;
+  std::unique_ptr<Metrics> metrics_;
+  k8s::WorkQueue queue_;
+  k8s::Informer pods_;
+  k8s::Informer nodes_;
+  std::unique_ptr<k8s::LeaderElector> elector_;
+
+  absl::Mutex mutex_;
+  // Kubernetes Node name → the Slurm node of the slurmd pod on it (from pod events).
+  std::map<std::string, std::string> slurm_node_on_ ABSL_GUARDED_BY(mutex_);
+
+  std::vector<std::jthread> threads_;
+};
+
+}  // namespace tidepool::syncer

@@ -1,0 +1,304 @@
+// slurm-syncer's two-way sync against a real API server and a real Slurm: Kubernetes
+// causes (cordon, pod not ready, Node condition) drain the pod's Slurm node with k8s:
+// reasons and undrain it when they clear; a person's drain in Slurm is left alone and
+// shows on the Node and pod; while slurmrestd is down nothing changes on either side.
+// The test plays kubelet: it creates Nodes and slurmd pods bound to them for the
+// environment's Slurm nodes n-01 and n-02, and sets their Ready condition itself.
+#include <catch2/catch_test_macros.hpp>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "k8s/client.h"
+#include "k8s/config.h"
+#include "k8s/object_json.h"
+#include "k8s/resource.h"
+#include "support/kube_namespace.h"
+#include "support/testenv.h"
+#include "syncer_process.h"
+
+namespace tidepool::testing {
+namespace {
+
+constexpr char kNamespace[] = "tidepool-two-way";
+constexpr char kTestKubelet[] = "test-kubelet";
+
+KubernetesEnv RequireKubernetes() {
+  absl::StatusOr<KubernetesEnv> env = Kubernetes();
+  INFO(env.status().ToString());
+  REQUIRE(env.ok());
+  return *std::move(env);
+}
+
+std::unique_ptr<k8s::Client> RequireClient(const KubernetesEnv& env) {
+  absl::StatusOr<k8s::ClientConfig> config = k8s::LoadKubeconfig(env.kubeconfig);
+  REQUIRE(config.ok());
+  return std::make_unique<k8s::Client>(*std::move(config));
+}
+
+// Polls `check` until true or `timeout`; returns how long it took (nullopt: never).
+std::optional<absl::Duration> Eventually(const std::function<bool()>& check,
+                                         absl::Duration timeout = absl::Seconds(20)) {
+  const absl::Time start = absl::Now();
+  while (absl::Now() - start < timeout) {
+    if (check()) return absl::Now() - start;
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  return std::nullopt;
+}
+
+std::string KubeNodeFor(const std::string& slurm_node) { return "two-way-" + slurm_node; }
+
+void RequireOk(const absl::Status& status) {
+  INFO(status.ToString());
+  REQUIRE(status.ok());
+}
+
+// The test as kubelet: pod Ready condition by server-side apply, as its own manager.
+void SetPodReady(k8s::Client& client, const std::string& pod, bool ready) {
+  const std::string body = absl::StrCat(
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")", pod, R"(","namespace":")",
+      kNamespace, R"("},"status":{"phase":"Running","conditions":[{"type":"Ready","status":")",
+      ready ? "True" : "False", R"("}]}})");
+  RequireOk(client
+                .Apply(k8s::Pods(), kNamespace, pod, body,
+                       {.field_manager = kTestKubelet, .force = true}, "status")
+                .status());
+}
+
+void CreateNodeAndPod(k8s::Client& client, const std::string& slurm_node) {
+  const std::string node = KubeNodeFor(slurm_node);
+  (void)client.Delete(k8s::Nodes(), "", node, {.grace_period_seconds = 0});
+  RequireOk(client
+                .Create(k8s::Nodes(), "",
+                        absl::StrCat(R"({"apiVersion":"v1","kind":"Node",
+      "metadata":{"name":")",
+                                     node, R"("}})"))
+                .status());
+  RequireOk(client
+                .Create(k8s::Pods(), kNamespace,
+                        absl::StrCat(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")",
+                                     slurm_node, R"(","labels":{"tidepool.dev/component":"slurmd",
+                      "tidepool.dev/slurm-node":")",
+                                     slurm_node, R"("}},"spec":{"nodeName":")", node,
+                                     R"(","containers":[{"name":"slurmd","image":"slurmd"}]}})"))
+                .status());
+  SetPodReady(client, slurm_node, true);
+}
+
+void DeleteNodeAndPod(k8s::Client& client, const std::string& slurm_node) {
+  (void)client.Delete(k8s::Pods(), kNamespace, slurm_node, {.grace_period_seconds = 0});
+  (void)client.Delete(k8s::Nodes(), "", KubeNodeFor(slurm_node), {.grace_period_seconds = 0});
+}
+
+// A field of an object read fresh from the server.
+std::string ReadField(k8s::Client& client, const k8s::ResourceType& type, const std::string& ns,
+                      const std::string& name,
+                      const std::function<std::string(const rapidjson::Value&)>& field) {
+  absl::StatusOr<std::string> json = client.Get(type, ns, name);
+  if (!json.ok()) return "";
+  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(*json, name);
+  return doc.ok() ? field(*doc) : "";
+}
+
+auto Annotation(const std::string& key) {
+  return [key](const rapidjson::Value& object) {
+    const rapidjson::Value* metadata = k8s::FindMember(object, "metadata");
+    const rapidjson::Value* annotations =
+        metadata != nullptr ? k8s::FindMember(*metadata, "annotations") : nullptr;
+    return annotations != nullptr ? k8s::StringMember(*annotations, key.c_str()) : "";
+  };
+}
+
+// "status/reason/message" of a status condition.
+auto Condition(const std::string& type) {
+  return [type](const rapidjson::Value& object) -> std::string {
+    const rapidjson::Value* status = k8s::FindMember(object, "status");
+    const rapidjson::Value* list =
+        status != nullptr ? k8s::FindMember(*status, "conditions") : nullptr;
+    if (list == nullptr || !list->IsArray()) return "";
+    for (const rapidjson::Value& c : list->GetArray()) {
+      if (k8s::StringMember(c, "type") == type) {
+        return absl::StrCat(k8s::StringMember(c, "status"), "/", k8s::StringMember(c, "reason"),
+                            "/", k8s::StringMember(c, "message"));
+      }
+    }
+    return "";
+  };
+}
+
+struct TwoWayFixture {
+  TwoWayFixture() : slurm(RequireSlurm()), kube(RequireKubernetes()), client(RequireClient(kube)) {
+    for (const std::string node : {"n-01", "n-02"}) {
+      (void)SlurmExec(slurm, {"scontrol", "update", "nodename=" + node, "state=resume"});
+    }
+    RequireOk(EnsurePodNamespace(*client, kNamespace));
+    for (const std::string node : {"n-01", "n-02"}) {
+      DeleteNodeAndPod(*client, node);
+      CreateNodeAndPod(*client, node);
+    }
+    std::vector<std::string> args = Syncer::JwtArgs(slurm);
+    for (std::string flag :
+         {std::string("--sync_kubernetes=true"), "--kubeconfig=" + kube.kubeconfig,
+          absl::StrCat("--pod_namespace=", kNamespace),
+          absl::StrCat("--leader_election_namespace=", kNamespace),
+          std::string("--drain_node_conditions=GPUUnhealthy")}) {
+      args.push_back(flag);
+    }
+    syncer = std::make_unique<Syncer>(args);
+    syncer->AwaitReady(absl::Seconds(30));
+  }
+  ~TwoWayFixture() {
+    syncer.reset();
+    for (const std::string node : {"n-01", "n-02"}) {
+      DeleteNodeAndPod(*client, node);
+      (void)SlurmExec(slurm, {"scontrol", "update", "nodename=" + node, "state=resume"});
+    }
+  }
+
+  std::string SlurmReason(const std::string& node) {
+    const v1::SlurmNode n = RequireNode(*syncer, node);
+    return n.drain() ? n.reason() : "";
+  }
+  bool SlurmReasonIs(const std::string& node, const std::string& reason) {
+    return SlurmReason(node) == reason;
+  }
+  void PatchNode(const std::string& slurm_node, const std::string& patch) {
+    RequireOk(client->MergePatch(k8s::Nodes(), "", KubeNodeFor(slurm_node), patch).status());
+  }
+
+  SlurmEnv slurm;
+  KubernetesEnv kube;
+  std::unique_ptr<k8s::Client> client;
+  std::unique_ptr<Syncer> syncer;
+};
+
+TEST_CASE("a cordon drains the Slurm node with its reason, and an uncordon undrains it") {
+  TwoWayFixture f;
+  // The Slurm side reaches the pod first: its state annotation and condition.
+  CHECK(Eventually([&] {
+          return ReadField(*f.client, k8s::Pods(), kNamespace, "n-01",
+                           Annotation("tidepool.dev/slurm-state")) == "IDLE";
+        }).has_value());
+  CHECK(absl::StartsWith(ReadField(*f.client, k8s::Pods(), kNamespace, "n-01",
+                                   Condition("tidepool.dev/SlurmNodeReady")),
+                         "True/Idle"));
+
+  f.PatchNode("n-01",
+              R"({"metadata":{"annotations":{"tidepool.dev/cordon-reason":"kernel upgrade"}},
+                         "spec":{"unschedulable":true}})");
+  auto took = Eventually([&] { return f.SlurmReasonIs("n-01", "k8s: cordon: kernel upgrade"); });
+  REQUIRE(took.has_value());
+  WARN("cordon → Slurm DRAIN: " << absl::FormatDuration(*took));
+  CHECK(Eventually([&] {
+          return absl::StartsWith(
+              ReadField(*f.client, k8s::Nodes(), "", KubeNodeFor("n-01"), Condition("SlurmDrain")),
+              "True/Drained/k8s: cordon: kernel upgrade");
+        }).has_value());
+  CHECK(ReadField(*f.client, k8s::Nodes(), "", KubeNodeFor("n-01"), Condition("SlurmCordon"))
+            .starts_with("False/"));
+  CHECK(ReadField(*f.client, k8s::Nodes(), "", KubeNodeFor("n-01"),
+                  Annotation("tidepool.dev/drain")) == "k8s: cordon: kernel upgrade");
+  CHECK(f.SlurmReason("n-02").empty());  // the other node is untouched
+
+  f.PatchNode("n-01", R"({"spec":{"unschedulable":false}})");
+  REQUIRE(Eventually([&] { return f.SlurmReason("n-01").empty(); }).has_value());
+  CHECK(RequireNode(*f.syncer, "n-01").idle());
+  CHECK(Eventually([&] {
+          return ReadField(*f.client, k8s::Nodes(), "", KubeNodeFor("n-01"),
+                           Annotation("tidepool.dev/drain")) == "" &&
+                 ReadField(*f.client, k8s::Nodes(), "", KubeNodeFor("n-01"),
+                           Condition("SlurmDrain"))
+                     .starts_with("False/");
+        }).has_value());
+}
+
+TEST_CASE("a pod not ready drains; the drain is re-applied if cleared and lifted when ready") {
+  TwoWayFixture f;
+  SetPodReady(*f.client, "n-02", false);
+  REQUIRE(Eventually([&] { return f.SlurmReasonIs("n-02", "k8s: pod not ready"); }).has_value());
+  RequireExec(f.slurm, {"scontrol", "update", "nodename=n-02", "state=resume"});
+  CHECK(Eventually([&] { return f.SlurmReasonIs("n-02", "k8s: pod not ready"); }).has_value());
+  SetPodReady(*f.client, "n-02", true);
+  CHECK(Eventually([&] { return f.SlurmReason("n-02").empty(); }).has_value());
+
+  SECTION("a configured Node condition drains too") {
+    RequireOk(f.client
+                  ->Apply(k8s::Nodes(), "", KubeNodeFor("n-02"),
+                          absl::StrCat(R"({"apiVersion":"v1","kind":"Node","metadata":{"name":")",
+                                       KubeNodeFor("n-02"),
+                                       R"("},"status":{"conditions":[{"type":"GPUUnhealthy",
+                                       "status":"True","reason":"XidError"}]}})"),
+                          {.field_manager = kTestKubelet, .force = true}, "status")
+                  .status());
+    CHECK(Eventually([&] {
+            return f.SlurmReasonIs("n-02", "k8s: node condition GPUUnhealthy");
+          }).has_value());
+  }
+}
+
+TEST_CASE("a person's drain in Slurm survives Kubernetes causes and shows on the Node") {
+  TwoWayFixture f;
+  RequireExec(f.slurm, {"scontrol", "update", "nodename=n-01", "state=drain",
+                        "reason=bad DIMM, ticket 4711"});
+  CHECK(Eventually([&] {
+          return absl::StrContains(
+              ReadField(*f.client, k8s::Nodes(), "", KubeNodeFor("n-01"), Condition("SlurmCordon")),
+              "True/DrainedInSlurm/bad DIMM, ticket 4711");
+        }).has_value());
+  CHECK(Eventually([&] {
+          return ReadField(*f.client, k8s::Pods(), kNamespace, "n-01",
+                           Annotation("tidepool.dev/slurm-reason")) == "bad DIMM, ticket 4711";
+        }).has_value());
+  // A Kubernetes cause comes and goes: the person's reason stays.
+  SetPodReady(*f.client, "n-01", false);
+  absl::SleepFor(absl::Seconds(3));
+  CHECK(f.SlurmReasonIs("n-01", "bad DIMM, ticket 4711"));
+  SetPodReady(*f.client, "n-01", true);
+  absl::SleepFor(absl::Seconds(3));
+  CHECK(f.SlurmReasonIs("n-01", "bad DIMM, ticket 4711"));
+  RequireExec(f.slurm, {"scontrol", "update", "nodename=n-01", "state=resume"});
+  CHECK(Eventually([&] {
+          return ReadField(*f.client, k8s::Nodes(), "", KubeNodeFor("n-01"),
+                           Condition("SlurmCordon"))
+              .starts_with("False/");
+        }).has_value());
+}
+
+TEST_CASE("while slurmrestd is down the syncer changes nothing on either side") {
+  TwoWayFixture f;
+  REQUIRE(Eventually([&] {
+            return ReadField(*f.client, k8s::Nodes(), "", KubeNodeFor("n-01"),
+                             Condition("SlurmDrain"))
+                .starts_with("False/");
+          }).has_value());
+  {
+    SlurmRestOutage outage(f.slurm);
+    f.PatchNode("n-01", R"({"spec":{"unschedulable":true}})");
+    RequireExec(f.slurm, {"scontrol", "update", "nodename=n-02", "state=drain",
+                          "reason=drained while REST was down"});
+    absl::SleepFor(absl::Seconds(4));
+    absl::StatusOr<CommandResult> show = SlurmExec(f.slurm, {"scontrol", "show", "node", "n-01"});
+    REQUIRE(show.ok());
+    CHECK_FALSE(absl::StrContains(show->output, "k8s: cordon"));  // no drain made meanwhile
+    CHECK(ReadField(*f.client, k8s::Nodes(), "", KubeNodeFor("n-02"), Condition("SlurmDrain"))
+              .starts_with("False/"));  // Slurm's change not seen, so not shown
+  }
+  CHECK(Eventually([&] { return f.SlurmReasonIs("n-01", "k8s: cordon: cordoned"); },
+                   absl::Seconds(30))
+            .has_value());
+  CHECK(Eventually(
+            [&] {
+              return ReadField(*f.client, k8s::Nodes(), "", KubeNodeFor("n-02"),
+                               Condition("SlurmCordon"))
+                  .starts_with("True/");
+            },
+            absl::Seconds(30))
+            .has_value());
+}
+
+}  // namespace
+}  // namespace tidepool::testing
