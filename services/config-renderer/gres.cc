@@ -10,6 +10,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "k8s/quantity.h"
+#include "quantity_memo.h"
 
 namespace tidepool::renderer {
 namespace {
@@ -104,7 +105,8 @@ absl::StatusOr<std::optional<GresSpec>> NodeGpuGres(const tidepool::v1::NodeInfo
   const auto& allocatable = node.allocatable();
   const auto& labels = node.metadata().labels();
   if (auto it = allocatable.find(kGpuResource); it != allocatable.end()) {
-    absl::StatusOr<int64_t> value = k8s::QuantityValue(it->second);
+    thread_local QuantityMemo gpu_quantities(k8s::QuantityValue);
+    absl::StatusOr<int64_t> value = gpu_quantities.Parse(it->second);
     if (!value.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("Node ", node.metadata().name(),
                                                      ": allocatable ", kGpuResource, ": ",

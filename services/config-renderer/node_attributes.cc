@@ -5,6 +5,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "k8s/quantity.h"
+#include "quantity_memo.h"
 
 namespace tidepool::renderer {
 namespace {
@@ -25,7 +26,8 @@ absl::StatusOr<int> DeriveCpus(const tidepool::v1::NodeSet& node_set,
   if (it == allocatable.end()) {
     return MemberError(member, "allocatable cpu is missing; set spec.slurm.cpus on the NodeSet");
   }
-  absl::StatusOr<int64_t> milli = k8s::QuantityMilliValue(it->second);
+  thread_local QuantityMemo cpu_quantities(k8s::QuantityMilliValue);
+  absl::StatusOr<int64_t> milli = cpu_quantities.Parse(it->second);
   if (!milli.ok())
     return MemberError(member, absl::StrCat("allocatable cpu: ", milli.status().message()));
   if (*milli < 1000) return MemberError(member, "allocatable cpu is less than one CPU");
@@ -42,7 +44,8 @@ absl::StatusOr<int64_t> DeriveMemoryMiB(const tidepool::v1::NodeSet& node_set,
     return MemberError(
         member, "allocatable memory is missing; set spec.slurm.realMemoryMiB on the NodeSet");
   }
-  absl::StatusOr<int64_t> bytes = k8s::QuantityValue(it->second);
+  thread_local QuantityMemo memory_quantities(k8s::QuantityValue);
+  absl::StatusOr<int64_t> bytes = memory_quantities.Parse(it->second);
   if (!bytes.ok())
     return MemberError(member, absl::StrCat("allocatable memory: ", bytes.status().message()));
   const int64_t reserved =
@@ -59,7 +62,9 @@ std::vector<std::string> DeriveFeatures(const NodeSetRules& rules,
                                         const tidepool::v1::MemberNode& member,
                                         std::vector<std::string>& warnings) {
   const auto& slurm = rules.node_set->spec().slurm();
-  std::vector<std::string> features(slurm.features().begin(), slurm.features().end());
+  std::vector<std::string> features;
+  features.reserve(slurm.features_size() + rules.feature_labels.size());
+  features.assign(slurm.features().begin(), slurm.features().end());
   const auto& labels = member.node().metadata().labels();
   for (const auto& [label, prefix] : rules.feature_labels) {
     auto it = labels.find(label);

@@ -1,7 +1,9 @@
 #include "render.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -27,37 +29,87 @@ std::string Or(const std::string& value, absl::string_view fallback) {
   return value.empty() ? std::string(fallback) : value;
 }
 
-// Orders names by prefix, then numeric suffix, then the whole name; computed once per name.
+// Orders names by prefix, then numeric suffix, then the whole name. Prefixes are ranked
+// once per distinct prefix, so the sort compares integers and reads name text (scattered
+// through the request) only when prefix and number tie, as "n01" and "n1" do.
 struct NameOrder {
-  absl::string_view prefix;
+  uint32_t prefix_rank = 0;
   uint64_t number = 0;
   absl::string_view name;
-  const MemberNode* member = nullptr;
+  uint32_t request_index = 0;
 
   bool operator<(const NameOrder& other) const {
-    return std::tie(prefix, number, name) < std::tie(other.prefix, other.number, other.name);
+    return std::tie(prefix_rank, number, name) <
+           std::tie(other.prefix_rank, other.number, other.name);
   }
 };
 
-NameOrder OrderOf(const MemberNode& member) {
-  const absl::string_view name = member.slurm_node_name();
+// Splits a name into its prefix and its numeric suffix (at most 18 digits, so it fits).
+std::pair<absl::string_view, uint64_t> PrefixAndNumber(absl::string_view name) {
   size_t digits = name.size();
   while (digits > 0 && absl::ascii_isdigit(name[digits - 1]) && name.size() - digits < 18) --digits;
-  NameOrder order{.prefix = name.substr(0, digits), .name = name, .member = &member};
-  for (char c : name.substr(digits)) order.number = order.number * 10 + (c - '0');
-  return order;
+  uint64_t number = 0;
+  for (char c : name.substr(digits)) number = number * 10 + (c - '0');
+  return {name.substr(0, digits), number};
 }
 
-// Members in a fixed order, so output does not depend on the request's order.
-std::vector<const MemberNode*> SortedMembers(const RenderRequest& request) {
+// Assigns each distinct prefix an id in first-seen order and, at the end, its rank in
+// text order.
+class PrefixRanks {
+ public:
+  uint32_t Id(absl::string_view prefix) {
+    auto [it, inserted] = ids_.try_emplace(prefix, static_cast<uint32_t>(prefixes_.size()));
+    if (inserted) prefixes_.push_back(prefix);
+    return it->second;
+  }
+
+  std::vector<uint32_t> RankById() const {
+    std::vector<uint32_t> by_text(prefixes_.size());
+    for (uint32_t id = 0; id < by_text.size(); ++id) by_text[id] = id;
+    std::sort(by_text.begin(), by_text.end(),
+              [this](uint32_t a, uint32_t b) { return prefixes_[a] < prefixes_[b]; });
+    std::vector<uint32_t> rank(prefixes_.size());
+    for (uint32_t position = 0; position < by_text.size(); ++position) {
+      rank[by_text[position]] = position;
+    }
+    return rank;
+  }
+
+ private:
+  absl::flat_hash_map<absl::string_view, uint32_t> ids_;
+  std::vector<absl::string_view> prefixes_;
+};
+
+// Members in a fixed order (by name), so output does not depend on the request's order.
+struct RenderOrder {
+  std::vector<const MemberNode*> members;
+  std::vector<uint32_t> position_of;  // request index -> position in `members`
+};
+
+RenderOrder SortMembers(const RenderRequest& request) {
   std::vector<NameOrder> orders;
   orders.reserve(request.members_size());
-  for (const MemberNode& member : request.members()) orders.push_back(OrderOf(member));
+  PrefixRanks prefixes;
+  for (int i = 0; i < request.members_size(); ++i) {
+    const absl::string_view name = request.members(i).slurm_node_name();
+    const auto [prefix, number] = PrefixAndNumber(name);
+    // Holds the prefix id until all prefixes are known.
+    orders.push_back({.prefix_rank = prefixes.Id(prefix),
+                      .number = number,
+                      .name = name,
+                      .request_index = static_cast<uint32_t>(i)});
+  }
+  const std::vector<uint32_t> rank_by_id = prefixes.RankById();
+  for (NameOrder& order : orders) order.prefix_rank = rank_by_id[order.prefix_rank];
   std::sort(orders.begin(), orders.end());
-  std::vector<const MemberNode*> members;
-  members.reserve(orders.size());
-  for (const NameOrder& order : orders) members.push_back(order.member);
-  return members;
+  RenderOrder result;
+  result.members.reserve(orders.size());
+  result.position_of.resize(orders.size());
+  for (const NameOrder& order : orders) {
+    result.position_of[order.request_index] = static_cast<uint32_t>(result.members.size());
+    result.members.push_back(&request.members(static_cast<int>(order.request_index)));
+  }
+  return result;
 }
 
 void FillControlPlane(const RenderRequest& request, slurm::SlurmConf& conf) {
@@ -136,8 +188,64 @@ struct DerivedNodes {
   std::set<std::string> gres_types;
 };
 
-absl::StatusOr<DerivedNodes> DeriveNodes(const RenderRequest& request,
-                                         const std::vector<const MemberNode*>& members,
+// What deriving the members produced, filled in request order and read in rendering
+// order: each member's results sit at its position in the rendering order.
+class PositionedResults {
+ public:
+  explicit PositionedResults(size_t members) : nodes_(members), gres_(members) {}
+
+  void Set(uint32_t position, slurm::NodeConfig node, std::optional<slurm::NodeGres> gres) {
+    nodes_[position] = std::move(node);
+    gres_[position] = std::move(gres);
+  }
+  void Warn(uint32_t position, std::vector<std::string>& warnings) {
+    for (std::string& warning : warnings) warnings_.emplace_back(position, std::move(warning));
+    warnings.clear();
+  }
+  // Keeps the error of the member that comes first in rendering order, the one a pass in
+  // that order would have stopped at.
+  void Fail(uint32_t position, absl::Status error) {
+    if (position >= error_position_) return;
+    error_position_ = position;
+    error_ = std::move(error);
+  }
+
+  const absl::Status& error() const { return error_; }
+  std::vector<slurm::NodeConfig> TakeNodes() { return std::move(nodes_); }
+  std::vector<slurm::NodeGres> TakeGres();
+  void AppendWarnings(std::vector<std::string>& warnings);
+
+ private:
+  std::vector<slurm::NodeConfig> nodes_;
+  std::vector<std::optional<slurm::NodeGres>> gres_;
+  std::vector<std::pair<uint32_t, std::string>> warnings_;
+  absl::Status error_;
+  uint32_t error_position_ = UINT32_MAX;
+};
+
+std::vector<slurm::NodeGres> PositionedResults::TakeGres() {
+  std::vector<slurm::NodeGres> gres;
+  gres.reserve(gres_.size());
+  for (std::optional<slurm::NodeGres>& node : gres_) {
+    if (node.has_value()) gres.push_back(std::move(*node));
+  }
+  return gres;
+}
+
+void PositionedResults::AppendWarnings(std::vector<std::string>& warnings) {
+  // Stable: one member's warnings keep their order.
+  std::stable_sort(warnings_.begin(), warnings_.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [position, warning] : warnings_) warnings.push_back(std::move(warning));
+}
+
+// Members are visited in request order, which is how their protos lie in memory: in
+// rendering order each member's labels and resources are a fresh cache miss, which at
+// 10,000 Nodes costs more than deriving them. Results, warnings and the error reported are
+// those of rendering order all the same. Each member is also handed to `topology` while its
+// labels are still in cache.
+absl::StatusOr<DerivedNodes> DeriveNodes(const RenderRequest& request, const RenderOrder& order,
+                                         TopologyCollector& topology,
                                          std::vector<std::string>& warnings) {
   absl::flat_hash_map<std::string, NodeSetRules> node_sets;
   for (const NodeSet& node_set : request.node_sets()) {
@@ -146,27 +254,38 @@ absl::StatusOr<DerivedNodes> DeriveNodes(const RenderRequest& request,
     node_sets.emplace(node_set.metadata().name(), std::move(*rules));
   }
   DerivedNodes derived;
-  derived.gres.auto_detect = request.cluster().spec().gres().auto_detect();
-  derived.nodes.reserve(members.size());
-  derived.gres.nodes.reserve(members.size());
-  // Members come sorted by name, so one NodeSet's members mostly follow each other.
+  PositionedResults results(order.members.size());
+  std::vector<std::string> member_warnings;
   const NodeSetRules* rules = nullptr;
-  for (const MemberNode* member : members) {
-    if (rules == nullptr || rules->node_set->metadata().name() != member->node_set()) {
-      rules = &node_sets.at(member->node_set());
+  for (int i = 0; i < request.members_size(); ++i) {
+    const MemberNode& member = request.members(i);
+    const uint32_t position = order.position_of[i];
+    if (rules == nullptr || rules->node_set->metadata().name() != member.node_set()) {
+      rules = &node_sets.at(member.node_set());
     }
-    absl::StatusOr<DerivedNode> node = DeriveNode(*rules, *member, warnings);
-    if (!node.ok()) return node.status();
+    absl::StatusOr<DerivedNode> node = DeriveNode(*rules, member, member_warnings);
+    if (!node.ok()) {
+      results.Fail(position, node.status());
+      continue;
+    }
+    results.Warn(position, member_warnings);
+    topology.Add(member, position);
+    std::optional<slurm::NodeGres> gres;
     if (node->gres.has_value()) {
       derived.gres_types.insert(node->gres->name);
-      derived.gres.nodes.push_back({.node = node->config.name,
-                                    .name = node->gres->name,
-                                    .type = node->gres->type,
-                                    .count = node->gres->count,
-                                    .device_prefix = DevicePrefix(request, node->gres->name)});
+      gres = slurm::NodeGres{.node = node->config.name,
+                             .name = node->gres->name,
+                             .type = node->gres->type,
+                             .count = node->gres->count,
+                             .device_prefix = DevicePrefix(request, node->gres->name)};
     }
-    derived.nodes.push_back(std::move(node->config));
+    results.Set(position, std::move(node->config), std::move(gres));
   }
+  if (!results.error().ok()) return results.error();
+  derived.nodes = results.TakeNodes();
+  derived.gres.auto_detect = request.cluster().spec().gres().auto_detect();
+  derived.gres.nodes = results.TakeGres();
+  results.AppendWarnings(warnings);
   return derived;
 }
 
@@ -176,18 +295,20 @@ absl::StatusOr<RenderResponse> Render(const RenderRequest& request) {
   std::vector<std::string> warnings;
   absl::Status valid = ValidateRenderRequest(request, warnings);
   if (!valid.ok()) return valid;
-  const std::vector<const MemberNode*> members = SortedMembers(request);
+  const RenderOrder order = SortMembers(request);
+  const std::vector<const MemberNode*>& members = order.members;
 
   slurm::SlurmConf conf;
   FillControlPlane(request, conf);
-  absl::StatusOr<DerivedNodes> nodes = DeriveNodes(request, members, warnings);
+  const auto& topology_spec = request.cluster().spec().topology();
+  TopologyCollector topology_collector(topology_spec, members.size());
+  absl::StatusOr<DerivedNodes> nodes = DeriveNodes(request, order, topology_collector, warnings);
   if (!nodes.ok()) return nodes.status();
   conf.nodes = std::move(nodes->nodes);
   conf.gres_types.assign(nodes->gres_types.begin(), nodes->gres_types.end());
   FillPartitions(request, members, conf);
-  const auto& topology_spec = request.cluster().spec().topology();
   conf.topology_plugin = *TopologyPluginName(topology_spec);
-  absl::StatusOr<slurm::TopologyConf> topology = DeriveTopology(topology_spec, members, warnings);
+  absl::StatusOr<slurm::TopologyConf> topology = topology_collector.Finish(warnings);
   if (!topology.ok()) return topology.status();
   const std::string& cgroup_plugin = request.environment().cgroup_plugin();
   slurm::CgroupConf cgroup{.plugin = Or(cgroup_plugin, "autodetect")};

@@ -1,5 +1,6 @@
 #include "topology.h"
 
+#include <cstdint>
 #include <map>
 #include <set>
 
@@ -29,50 +30,76 @@ void WarnMissing(std::vector<std::string>& warnings, const std::vector<std::stri
 
 using LabelPath = std::vector<absl::string_view>;
 
-// Members grouped by their path of label values (views into the request), in first-seen
-// order; members lacking a level's label are reported and collected apart.
+// Where TopologyCollector::Add() put a member: the label path (tree) or block it belongs
+// to, or the level of the first label it lacks. Kept by the member's position in rendering
+// order, so members are listed in that order however they were added.
+struct Placement {
+  const tidepool::v1::MemberNode* member = nullptr;  // nullptr: never added
+  uint32_t group = 0;                                // index of the path or block when labeled
+  int32_t missing_level = -1;                        // -1: labeled
+};
+
+// Distinct label paths (views into the request) in the order they were first added.
+struct PathIndex {
+  absl::flat_hash_map<LabelPath, uint32_t> ids;
+  std::vector<LabelPath> paths;
+  LabelPath scratch;  // reused, so placing a member allocates nothing
+
+  Placement Place(const std::vector<std::string>& levels, const tidepool::v1::MemberNode& member) {
+    const auto& labels = member.node().metadata().labels();
+    scratch.clear();
+    for (size_t level = 0; level < levels.size(); ++level) {
+      auto it = labels.find(levels[level]);
+      if (it == labels.end()) {
+        return {.member = &member, .missing_level = static_cast<int32_t>(level)};
+      }
+      scratch.push_back(it->second);
+    }
+    auto [it, inserted] = ids.try_emplace(scratch, static_cast<uint32_t>(paths.size()));
+    if (inserted) paths.push_back(scratch);
+    return {.member = &member, .group = it->second};
+  }
+};
+
+// Members grouped by their path of label values, in first-seen (rendering) order; members
+// lacking a level's label are collected apart, by the first label missing.
 struct PathGroups {
   std::vector<std::pair<LabelPath, std::vector<std::string>>> leaves;
   std::vector<std::string> unlabeled;
+  std::map<std::string, std::vector<std::string>> missing_by_label;
 };
 
-PathGroups GroupByPath(const std::vector<std::string>& levels,
-                       const std::vector<const tidepool::v1::MemberNode*>& members,
-                       std::vector<std::string>& warnings) {
+PathGroups GroupByPath(const std::vector<std::string>& levels, const PathIndex& index,
+                       const std::vector<Placement>& placements) {
   PathGroups groups;
-  absl::flat_hash_map<LabelPath, size_t> leaf_index;
-  std::map<std::string, std::vector<std::string>> missing_by_label;
-  LabelPath path;
-  for (const tidepool::v1::MemberNode* member : members) {
-    const auto& labels = member->node().metadata().labels();
-    path.clear();
-    for (const std::string& level : levels) {
-      auto it = labels.find(level);
-      if (it == labels.end()) {
-        missing_by_label[level].push_back(member->slurm_node_name());
-        break;
-      }
-      path.push_back(it->second);
-    }
-    if (path.size() < levels.size()) {
-      groups.unlabeled.push_back(member->slurm_node_name());
+  constexpr size_t kNoLeaf = SIZE_MAX;
+  std::vector<size_t> leaf_of_path(index.paths.size(), kNoLeaf);
+  for (const Placement& placement : placements) {
+    if (placement.member == nullptr) continue;
+    const std::string& name = placement.member->slurm_node_name();
+    if (placement.missing_level >= 0) {
+      groups.missing_by_label[levels[placement.missing_level]].push_back(name);
+      groups.unlabeled.push_back(name);
       continue;
     }
-    auto [it, inserted] = leaf_index.try_emplace(path, groups.leaves.size());
-    if (inserted) groups.leaves.emplace_back(path, std::vector<std::string>());
-    groups.leaves[it->second].second.push_back(member->slurm_node_name());
+    size_t& leaf = leaf_of_path[placement.group];
+    if (leaf == kNoLeaf) {
+      leaf = groups.leaves.size();
+      groups.leaves.emplace_back(index.paths[placement.group], std::vector<std::string>());
+    }
+    groups.leaves[leaf].second.push_back(name);
   }
-  for (const auto& [label, nodes] : missing_by_label) WarnMissing(warnings, nodes, label);
   return groups;
 }
 
 // Switch names join the label values of a path so equal values under different parents
 // stay distinct switches. Leaves come first, then each level up, as Slurm reads switches
 // defined before use; members without the labels hang off a switch named "unlabeled".
-slurm::TopologyConf TreeTopology(const std::vector<std::string>& levels,
-                                 const std::vector<const tidepool::v1::MemberNode*>& members,
+slurm::TopologyConf TreeTopology(const std::vector<std::string>& levels, const PathIndex& index,
+                                 const std::vector<Placement>& placements,
                                  std::vector<std::string>& warnings) {
-  PathGroups groups = GroupByPath(levels, members, warnings);
+  PathGroups groups = GroupByPath(levels, index, placements);
+  for (const auto& [label, nodes] : groups.missing_by_label) WarnMissing(warnings, nodes, label);
   std::map<std::string, std::vector<std::string>> leaf_nodes;
   std::vector<std::map<std::string, std::set<std::string>>> children(levels.size());
   for (auto& [values, nodes] : groups.leaves) {
@@ -121,30 +148,49 @@ absl::Status ValidateBlockSizes(const std::vector<int>& sizes) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<slurm::TopologyConf> BlockTopology(
-    const tidepool::v1::TopologySpec& spec,
-    const std::vector<const tidepool::v1::MemberNode*>& members,
-    std::vector<std::string>& warnings) {
+// Distinct block names (label values made Slurm-safe) in the order they were first added.
+struct BlockIndex {
+  absl::flat_hash_map<std::string, uint32_t> ids;
+  std::vector<std::string> names;
+
+  Placement Place(const std::string& label, const tidepool::v1::MemberNode& member) {
+    const auto& labels = member.node().metadata().labels();
+    auto it = labels.find(label);
+    if (it == labels.end()) return {.member = &member, .missing_level = 0};
+    std::string name = SlurmSafeName(it->second);
+    auto [id, inserted] = ids.try_emplace(name, static_cast<uint32_t>(names.size()));
+    if (inserted) names.push_back(std::move(name));
+    return {.member = &member, .group = id->second};
+  }
+};
+
+absl::StatusOr<slurm::TopologyConf> BlockTopology(const tidepool::v1::TopologySpec& spec,
+                                                  const std::string& label, const BlockIndex& index,
+                                                  const std::vector<Placement>& placements,
+                                                  std::vector<std::string>& warnings) {
   slurm::TopologyConf conf;
   conf.block_sizes.assign(spec.block_sizes().begin(), spec.block_sizes().end());
   absl::Status sizes = ValidateBlockSizes(conf.block_sizes);
   if (!sizes.ok()) return sizes;
-  const std::string label = spec.block_label().empty() ? DefaultBlockLabel() : spec.block_label();
   std::map<std::string, std::vector<std::string>> blocks;
   std::vector<std::string> missing;
-  for (const tidepool::v1::MemberNode* member : members) {
-    const auto& labels = member->node().metadata().labels();
-    auto it = labels.find(label);
-    if (it == labels.end()) {
-      missing.push_back(member->slurm_node_name());
-      continue;
+  for (const Placement& placement : placements) {
+    if (placement.member == nullptr) continue;
+    const std::string& name = placement.member->slurm_node_name();
+    if (placement.missing_level >= 0) {
+      missing.push_back(name);
+    } else {
+      blocks[index.names[placement.group]].push_back(name);
     }
-    blocks[SlurmSafeName(it->second)].push_back(member->slurm_node_name());
   }
   WarnMissing(warnings, missing, label);
   for (auto& [name, nodes] : blocks)
     conf.blocks.push_back({.name = name, .nodes = std::move(nodes)});
   return conf;
+}
+
+std::string BlockLabel(const tidepool::v1::TopologySpec& spec) {
+  return spec.block_label().empty() ? DefaultBlockLabel() : spec.block_label();
 }
 
 }  // namespace
@@ -164,15 +210,58 @@ absl::StatusOr<std::string> TopologyPluginName(const tidepool::v1::TopologySpec&
                                                  "\" is not one of none, tree, block"));
 }
 
+struct TopologyCollector::Collected {
+  std::vector<std::string> tree_levels;
+  PathIndex paths;
+  std::string block_label;
+  BlockIndex blocks;
+  std::vector<Placement> placements;  // by position in rendering order
+};
+
+TopologyCollector::TopologyCollector(const tidepool::v1::TopologySpec& spec, size_t members)
+    : spec_(spec),
+      plugin_(TopologyPluginName(spec).value_or("")),
+      collected_(std::make_unique<Collected>()) {
+  if (plugin_ == "topology/tree") collected_->tree_levels = TreeLabels(spec);
+  if (plugin_ == "topology/block") collected_->block_label = BlockLabel(spec);
+  if (!plugin_.empty()) collected_->placements.resize(members);
+}
+
+TopologyCollector::~TopologyCollector() = default;
+
+void TopologyCollector::Add(const tidepool::v1::MemberNode& member, size_t position) {
+  Collected& collected = *collected_;
+  if (plugin_ == "topology/tree") {
+    collected.placements.at(position) = collected.paths.Place(collected.tree_levels, member);
+  } else if (plugin_ == "topology/block") {
+    collected.placements.at(position) = collected.blocks.Place(collected.block_label, member);
+  }
+}
+
+absl::StatusOr<slurm::TopologyConf> TopologyCollector::Finish(
+    std::vector<std::string>& warnings) const {
+  absl::StatusOr<std::string> plugin = TopologyPluginName(spec_);
+  if (!plugin.ok()) return plugin.status();
+  const Collected& collected = *collected_;
+  if (*plugin == "topology/tree") {
+    return TreeTopology(collected.tree_levels, collected.paths, collected.placements, warnings);
+  }
+  if (*plugin == "topology/block") {
+    return BlockTopology(spec_, collected.block_label, collected.blocks, collected.placements,
+                         warnings);
+  }
+  return slurm::TopologyConf{};
+}
+
 absl::StatusOr<slurm::TopologyConf> DeriveTopology(
     const tidepool::v1::TopologySpec& spec,
     const std::vector<const tidepool::v1::MemberNode*>& members,
     std::vector<std::string>& warnings) {
-  absl::StatusOr<std::string> plugin = TopologyPluginName(spec);
-  if (!plugin.ok()) return plugin.status();
-  if (*plugin == "topology/tree") return TreeTopology(TreeLabels(spec), members, warnings);
-  if (*plugin == "topology/block") return BlockTopology(spec, members, warnings);
-  return slurm::TopologyConf{};
+  TopologyCollector collector(spec, members.size());
+  for (size_t position = 0; position < members.size(); ++position) {
+    collector.Add(*members[position], position);
+  }
+  return collector.Finish(warnings);
 }
 
 }  // namespace tidepool::renderer

@@ -1,8 +1,16 @@
 // Renders all config files for 1,000 and 10,000 nodes across 50 NodeSets with mixed labels
-// and prints time per render and output size. Target: 10,000 nodes in <= 20 ms on one core.
+// and prints time per render, output size and peak RSS. Target: 10,000 nodes in <= 20 ms on
+// one core. Usage: render_bench [OUTPUT_DIR]; with OUTPUT_DIR, each run's files, hash and
+// warnings are written to OUTPUT_DIR/<nodes>/, so that `cmp` can show an optimisation kept
+// the output bytes.
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -57,7 +65,27 @@ tidepool::v1::RenderRequest MakeRequest(int nodes) {
   return request;
 }
 
-void Run(int nodes) {
+void WriteFile(const std::filesystem::path& path, const std::string& content) {
+  std::ofstream out(path, std::ios::binary);
+  out << content;
+  if (!out) {
+    std::fprintf(stderr, "cannot write %s\n", path.c_str());
+    std::exit(1);
+  }
+}
+
+void WriteOutput(const std::string& output_dir, int nodes,
+                 const tidepool::v1::RenderResponse& response) {
+  const std::filesystem::path dir = std::filesystem::path(output_dir) / absl::StrCat(nodes);
+  std::filesystem::create_directories(dir);
+  for (const auto& file : response.files()) WriteFile(dir / file.name(), file.content());
+  WriteFile(dir / "config_hash", response.config_hash());
+  std::string warnings;
+  for (const std::string& warning : response.warnings()) absl::StrAppend(&warnings, warning, "\n");
+  WriteFile(dir / "warnings", warnings);
+}
+
+void Run(int nodes, const std::string& output_dir) {
   const tidepool::v1::RenderRequest request = MakeRequest(nodes);
   std::vector<double> millis;
   size_t bytes = 0;
@@ -71,6 +99,7 @@ void Run(int nodes) {
       std::exit(1);
     }
     millis.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+    if (round == 0 && !output_dir.empty()) WriteOutput(output_dir, nodes, *response);
     bytes = 0;
     lines = 0;
     for (const auto& file : response->files()) {
@@ -88,10 +117,14 @@ void Run(int nodes) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const std::string output_dir = argc > 1 ? argv[1] : "";
   // As the config-renderer service runs (services/config-renderer/main.cc).
   tidepool::common::RetainFreedHeap(tidepool::renderer::kRetainedHeapBytes);
-  Run(1000);
-  Run(10000);
+  Run(1000, output_dir);
+  Run(10000, output_dir);
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  std::printf("peak RSS %.1f MB\n", usage.ru_maxrss / 1024.0);
   return 0;
 }

@@ -1,5 +1,9 @@
 #include "slurm/conf/writers.h"
 
+#include <tuple>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -79,6 +83,7 @@ void AppendScheduling(SettingWriter& out, const SlurmConf& conf) {
   }
 }
 
+// AttributeFields() must list every field read here: nodes are grouped by those fields.
 std::string NodeAttributes(const NodeConfig& node) {
   std::string attributes;
   if (node.cpus > 0) absl::StrAppend(&attributes, " CPUs=", node.cpus);
@@ -111,10 +116,51 @@ absl::Status AppendHostlist(std::string& out, absl::string_view key,
   return absl::OkStatus();
 }
 
-absl::Status AppendNodes(std::string& out, const std::vector<NodeConfig>& nodes) {
+// Everything of a node that NodeAttributes() writes, as references for hashing and
+// comparing; the name is left out.
+auto AttributeFields(const NodeConfig& node) {
+  return std::tie(node.cpus, node.real_memory_mib, node.features, node.gres, node.weight,
+                  node.extra, node.state);
+}
+
+auto AttributeFields(const NodeGres& gres) {
+  return std::tie(gres.name, gres.type, gres.count, gres.device_prefix);
+}
+
+// Hashes and compares elements by their AttributeFields().
+struct SameAttributes {
+  template <typename T>
+  size_t operator()(const T* element) const {
+    return absl::HashOf(AttributeFields(*element));
+  }
+  template <typename T>
+  bool operator()(const T* a, const T* b) const {
+    return AttributeFields(*a) == AttributeFields(*b);
+  }
+};
+
+// Puts each element's `name` into the line of its attribute text. Elements with equal
+// fields are found by comparing the fields, so the text is formatted once per distinct set
+// of fields rather than once per node (10,000 strings at scale). Equal text from different
+// fields still shares a line, as it would if every node's text were compared.
+template <typename T, typename NameOf, typename AttributesOf>
+LineGroups GroupByAttributes(const std::vector<T>& elements, const NameOf& name_of,
+                             const AttributesOf& attributes_of) {
   LineGroups groups;
-  for (const NodeConfig& node : nodes) groups.Add(node.name, NodeAttributes(node));
-  return AppendGroups(out, groups);
+  absl::flat_hash_map<const T*, size_t, SameAttributes, SameAttributes> group_of_fields;
+  for (const T& element : elements) {
+    auto [it, inserted] = group_of_fields.try_emplace(&element, 0);
+    if (inserted) it->second = groups.GroupOf(attributes_of(element));
+    groups.AddToGroup(it->second, name_of(element));
+  }
+  return groups;
+}
+
+absl::Status AppendNodes(std::string& out, const std::vector<NodeConfig>& nodes) {
+  return AppendGroups(
+      out, GroupByAttributes(
+               nodes, [](const NodeConfig& node) -> absl::string_view { return node.name; },
+               NodeAttributes));
 }
 
 absl::Status AppendPartitions(std::string& out, const std::vector<PartitionConfig>& partitions) {
@@ -134,6 +180,14 @@ std::string DeviceFiles(const NodeGres& gres) {
   if (gres.device_prefix.empty() || gres.count <= 0) return "";
   if (gres.count == 1) return absl::StrCat(" File=", gres.device_prefix, "0");
   return absl::StrCat(" File=", gres.device_prefix, "[0-", gres.count - 1, "]");
+}
+
+// AttributeFields() must list every field read here: nodes are grouped by those fields.
+std::string GresAttributes(const NodeGres& gres) {
+  std::string attributes = absl::StrCat(" Name=", gres.name);
+  if (!gres.type.empty()) absl::StrAppend(&attributes, " Type=", gres.type);
+  absl::StrAppend(&attributes, DeviceFiles(gres), " Count=", gres.count);
+  return attributes;
 }
 
 }  // namespace
@@ -166,13 +220,9 @@ absl::StatusOr<std::string> WriteGresConf(const GresConf& conf) {
   std::string out = kHeader;
   AppendSetting(out, "AutoDetect", conf.auto_detect);
   if (!conf.auto_detect.empty()) return out;
-  LineGroups groups;
-  for (const NodeGres& gres : conf.nodes) {
-    std::string attributes = absl::StrCat(" Name=", gres.name);
-    if (!gres.type.empty()) absl::StrAppend(&attributes, " Type=", gres.type);
-    absl::StrAppend(&attributes, DeviceFiles(gres), " Count=", gres.count);
-    groups.Add(gres.node, std::move(attributes));
-  }
+  const LineGroups groups = GroupByAttributes(
+      conf.nodes, [](const NodeGres& gres) -> absl::string_view { return gres.node; },
+      GresAttributes);
   absl::Status status = AppendGroups(out, groups);
   if (!status.ok()) return status;
   return out;

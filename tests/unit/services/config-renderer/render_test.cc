@@ -194,6 +194,30 @@ TEST_CASE("Render warns about feature labels a Node lacks and partitions of miss
         }) == 1);
 }
 
+TEST_CASE("Render reports warnings and errors in name order whatever the members' order") {
+  tidepool::v1::RenderRequest request = TwoNodeSets();
+  (*request.mutable_node_sets(0)
+        ->mutable_spec()
+        ->mutable_slurm()
+        ->mutable_feature_labels())["topology.kubernetes.io/zone"] = "zone-";
+  std::reverse(request.mutable_members()->begin(), request.mutable_members()->end());
+  const auto response = Render(request);
+  REQUIRE(response.ok());
+  std::vector<std::string> lacking;
+  for (const std::string& warning : response->warnings()) {
+    if (absl::StrContains(warning, "has no label")) {
+      lacking.push_back(warning.substr(0, warning.find(" (")));
+    }
+  }
+  CHECK(lacking == std::vector<std::string>{"Node k8s-gpu-h100-01", "Node k8s-gpu-h100-02",
+                                            "Node k8s-gpu-h100-03", "Node k8s-gpu-h100-04"});
+
+  request.mutable_node_sets(0)->mutable_spec()->mutable_slurm()->set_reserved_memory_mib(300000);
+  const auto failed = Render(request);
+  REQUIRE_FALSE(failed.ok());
+  CHECK(absl::StartsWith(failed.status().message(), "member gpu-h100-01 "));
+}
+
 TEST_CASE("Render with AutoDetect and environment overrides") {
   tidepool::v1::RenderRequest request = TwoNodeSets();
   request.mutable_cluster()->mutable_spec()->mutable_gres()->set_auto_detect("nvidia");

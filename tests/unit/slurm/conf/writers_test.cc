@@ -45,6 +45,28 @@ TEST_CASE("WriteSlurmConf groups identical nodes into one compressed line") {
   CHECK(absl::StrContains(text, "\nGresTypes=gpu\n"));
 }
 
+TEST_CASE("WriteSlurmConf puts nodes on one line when their attributes print the same") {
+  SlurmConf conf;
+  conf.cluster_name = "research";
+  conf.nodes = {NodeConfig{.name = "n1", .features = {"a,b"}},
+                NodeConfig{.name = "n2", .features = {"a", "b"}},
+                NodeConfig{.name = "n3", .features = {"a"}},
+                NodeConfig{.name = "n4", .features = {"a,b"}}};
+  const std::string text = WriteSlurmConf(conf).value();
+  CHECK(absl::StrContains(text, "\n# Nodes\nNodeName=n[1-2,4] Feature=a,b State=UNKNOWN\n"
+                                "NodeName=n3 Feature=a State=UNKNOWN\n"));
+}
+
+TEST_CASE("WriteGresConf groups nodes with equal GRES into one line, in first-seen order") {
+  GresConf conf;
+  conf.nodes = {NodeGres{.node = "g2", .type = "h100", .count = 8},
+                NodeGres{.node = "c1", .name = "mps", .count = 100, .device_prefix = ""},
+                NodeGres{.node = "g1", .type = "h100", .count = 8}};
+  const std::string text = WriteGresConf(conf).value();
+  CHECK(absl::StrContains(text, "\nNodeName=g[1-2] Name=gpu Type=h100 File=/dev/nvidia[0-7] "
+                                "Count=8\nNodeName=c1 Name=mps Count=100\n"));
+}
+
 TEST_CASE("WriteSlurmConf is deterministic") {
   CHECK(WriteSlurmConf(SmallCluster()).value() == WriteSlurmConf(SmallCluster()).value());
 }
