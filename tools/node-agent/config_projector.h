@@ -1,0 +1,64 @@
+#pragma once
+
+// Projects the rendered Slurm configuration into the Slurm test environment as a kubelet
+// projects a ConfigMap volume into slurmd pods: the data keys of the ConfigMap labelled
+// tidepool.dev/component=slurm-config (slurm.conf, gres.conf, topology.conf, …) become
+// files in a directory, and when their content changes the environment's reconfigure
+// applies them (new nodes get namespaces and addresses, slurmctld reads the config).
+// slurmd of new nodes is started by the pod controller once their pods exist.
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "common/periodic_worker.h"
+#include "k8s/informer.h"
+#include "slurm_testenv.h"
+
+namespace tidepool::node_agent {
+
+using ConfigFiles = std::map<std::string, std::string>;  // file name → content
+
+struct ProjectedConfig {
+  std::string source;  // namespace/name of the ConfigMap
+  ConfigFiles files;
+};
+
+// The configuration to project from the labelled ConfigMaps: the first (by
+// namespace/name) whose data has slurm.conf; nullopt when none has. `ignored` gets the
+// keys of other candidates (a warning: only one cluster per Slurm environment).
+std::optional<ProjectedConfig> ChooseConfig(const std::vector<k8s::CachedObjectPtr>& config_maps,
+                                            std::vector<std::string>& ignored);
+
+// Writes `files` into `dir` (created if missing) and removes other regular files there.
+// InvalidArgument for a file name that is not a plain name.
+absl::Status WriteConfigDir(const std::string& dir, const ConfigFiles& files);
+
+class ConfigProjector {
+ public:
+  // `on_applied` runs after each successful reconfigure. The informer and environment
+  // outlive the projector.
+  ConfigProjector(k8s::Informer& config_maps, SlurmTestenv& slurm, std::string dir,
+                  std::function<void()> on_applied, absl::Duration retry_interval);
+  ~ConfigProjector() { Stop(); }
+
+  void Start();
+  void Stop();
+
+ private:
+  void ProjectOnce();
+
+  k8s::Informer& config_maps_;
+  SlurmTestenv& slurm_;
+  const std::string dir_;
+  const std::function<void()> on_applied_;
+  const absl::Duration retry_interval_;
+  std::optional<ConfigFiles> applied_;  // only the worker thread touches it
+  std::unique_ptr<common::PeriodicWorker> worker_;
+};
+
+}  // namespace tidepool::node_agent
