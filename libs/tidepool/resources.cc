@@ -14,9 +14,9 @@ absl::StatusOr<rapidjson::Document> ParseJson(absl::string_view json) {
   rapidjson::Document document;
   document.Parse(json.data(), json.size());
   if (document.HasParseError()) {
-    return absl::InvalidArgumentError(absl::StrCat("JSON at offset ", document.GetErrorOffset(),
-                                                   ": ",
-                                                   rapidjson::GetParseError_En(document.GetParseError())));
+    return absl::InvalidArgumentError(
+        absl::StrCat("JSON at offset ", document.GetErrorOffset(), ": ",
+                     rapidjson::GetParseError_En(document.GetParseError())));
   }
   if (!document.IsObject()) return absl::InvalidArgumentError("JSON is not an object");
   return document;
@@ -40,7 +40,8 @@ absl::Status ParseInto(const rapidjson::Value* value, google::protobuf::Message&
   if (value == nullptr || value->IsNull()) return absl::OkStatus();
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = !strict;
-  const auto status = google::protobuf::util::JsonStringToMessage(Serialize(*value), &message, options);
+  const auto status =
+      google::protobuf::util::JsonStringToMessage(Serialize(*value), &message, options);
   if (!status.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat(object, ": ", field, ": ", std::string(status.message())));
@@ -62,19 +63,22 @@ absl::StatusOr<Resource> ParseResource(absl::string_view json, absl::string_view
   Resource resource;
   resource.set_api_version(StringMember(*document, "apiVersion"));
   resource.set_kind(StringMember(*document, "kind"));
+  // Items of a list response carry no kind of their own: theirs is the list's.
+  if (resource.kind().empty()) resource.set_kind(std::string(expected_kind));
   if (resource.kind() != expected_kind) {
     return absl::InvalidArgumentError(
         absl::StrCat("expected kind ", expected_kind, ", got \"", resource.kind(), "\""));
   }
   std::string object = absl::StrCat(expected_kind, " (no name)");
-  absl::Status status =
-      ParseInto(Member(*document, "metadata"), *resource.mutable_metadata(), false, object, "metadata");
+  absl::Status status = ParseInto(Member(*document, "metadata"), *resource.mutable_metadata(),
+                                  false, object, "metadata");
   if (!status.ok()) return status;
-  object = absl::StrCat(expected_kind, " ", resource.metadata().namespace_(),
-                        resource.metadata().namespace_().empty() ? "" : "/", resource.metadata().name());
+  object =
+      absl::StrCat(expected_kind, " ", resource.metadata().namespace_(),
+                   resource.metadata().namespace_().empty() ? "" : "/", resource.metadata().name());
   if (resource.api_version() != kApiVersion) {
-    return absl::InvalidArgumentError(absl::StrCat(object, ": apiVersion \"", resource.api_version(),
-                                                   "\" is not ", kApiVersion));
+    return absl::InvalidArgumentError(
+        absl::StrCat(object, ": apiVersion \"", resource.api_version(), "\" is not ", kApiVersion));
   }
   status = ParseInto(Member(*document, "spec"), *resource.mutable_spec(), true, object, "spec");
   if (!status.ok()) return status;
@@ -94,7 +98,8 @@ absl::StatusOr<tidepool::v1::NodeSet> ParseNodeSet(absl::string_view json) {
 absl::StatusOr<tidepool::v1::NodeInfo> ParseNode(absl::string_view json) {
   absl::StatusOr<rapidjson::Document> document = ParseJson(json);
   if (!document.ok()) return document.status();
-  if (StringMember(*document, "kind") != "Node") {
+  const std::string kind = StringMember(*document, "kind");
+  if (!kind.empty() && kind != "Node") {  // list items carry no kind
     return absl::InvalidArgumentError(
         absl::StrCat("expected kind Node, got \"", StringMember(*document, "kind"), "\""));
   }

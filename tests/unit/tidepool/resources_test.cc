@@ -41,7 +41,8 @@ TEST_CASE("ParseNodeSet reads MiB fields and keeps templates as structures") {
   CHECK(node_set->spec().slurm().real_memory_mib() == 1000);
   CHECK(node_set->spec().slurm().has_reserved_memory_mib());
   CHECK(node_set->spec().slurm().reserved_memory_mib() == 0);
-  CHECK(node_set->spec().update_strategy().rolling_update().max_unavailable().string_value() == "25%");
+  CHECK(node_set->spec().update_strategy().rolling_update().max_unavailable().string_value() ==
+        "25%");
   CHECK(node_set->spec().template_().fields().contains("spec"));
 }
 
@@ -58,12 +59,25 @@ TEST_CASE("An unknown or mistyped spec field is an error naming the object") {
 }
 
 TEST_CASE("Wrong kind, apiVersion or JSON are clear errors") {
-  CHECK(ParseNodeSet(R"({"kind": "Pod"})").status().message() == "expected kind NodeSet, got \"Pod\"");
+  CHECK(ParseNodeSet(R"({"kind": "Pod"})").status().message() ==
+        "expected kind NodeSet, got \"Pod\"");
   CHECK(ParseNodeSet(R"({"apiVersion": "v1", "kind": "NodeSet", "metadata": {"name": "a"}})")
             .status()
             .message() == "NodeSet a: apiVersion \"v1\" is not tidepool.dev/v1alpha1");
   CHECK(ParseNodeSet("{").status().message().find("JSON at offset 1") == 0);
   CHECK(KindOf("[]").status().message() == "JSON is not an object");
+}
+
+TEST_CASE("list items without a kind of their own are read as the expected kind") {
+  auto node = ParseNode(R"({"metadata": {"name": "k-1"}})");
+  REQUIRE(node.ok());
+  CHECK(node->metadata().name() == "k-1");
+  CHECK(ParseNode(R"({"kind": "Pod", "metadata": {"name": "p"}})").status().message() ==
+        "expected kind Node, got \"Pod\"");
+  auto node_set = ParseNodeSet(R"({"apiVersion": "tidepool.dev/v1alpha1",
+      "metadata": {"name": "a"}, "spec": {"clusterRef": {"name": "r"}}})");
+  REQUIRE(node_set.ok());
+  CHECK(node_set->kind() == "NodeSet");
 }
 
 TEST_CASE("ParseNode reads labels, taints, cordon and allocatable") {
