@@ -1,10 +1,13 @@
 // Each service binary, started as its own process, must report gRPC health, expose
 // metrics and probes, end cleanly on SIGTERM, and refuse bad flags and busy ports.
 #include <signal.h>
+#include <unistd.h>
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -49,7 +52,30 @@ struct RunningService {
 
 // The flags a service needs besides the common ones. The syncer points at a port where
 // no slurmrestd listens: it must serve anyway and report itself unready.
+// A kubeconfig for an API server that is not there: controllers must serve anyway and
+// report themselves unready until their caches sync.
+std::string UnreachableKubeconfig() {
+  static const std::string path = [] {
+    const std::string file =
+        std::filesystem::temp_directory_path() / absl::StrCat("service-test-kubeconfig-", getpid());
+    std::ofstream(file) << "apiVersion: v1\nkind: Config\ncurrent-context: none\n"
+                        << "clusters: [{name: none, cluster: {server: 'https://127.0.0.1:"
+                        << FreeLoopbackPort().value() << "', insecure-skip-tls-verify: true}}]\n"
+                        << "users: [{name: none, user: {token: none}}]\n"
+                        << "contexts: [{name: none, context: {cluster: none, user: none}}]\n";
+    return file;
+  }();
+  return path;
+}
+
+bool NeedsKubernetes(const std::string& service) {
+  return service == "nodeset-controller" || service == "cluster-controller";
+}
+
 std::vector<std::string> ServiceSpecificArgs(const std::string& service) {
+  if (NeedsKubernetes(service)) {
+    return {"--kubeconfig=" + UnreachableKubeconfig(), "--leader_elect=false"};
+  }
   if (service == "slurm-syncer") {
     return {absl::StrCat("--slurm_rest_url=http://127.0.0.1:", FreeLoopbackPort().value()),
             "--slurm_token_file=/nonexistent/token", "--sync_kubernetes=false"};
@@ -121,6 +147,8 @@ TEST_CASE("each service serves health, info, metrics and probes, and stops on SI
   if (service == "slurm-syncer") {
     CHECK(ready->status == 503);  // no slurmrestd to read nodes from
     CHECK(ready->body.find("slurm") != std::string::npos);
+  } else if (NeedsKubernetes(service)) {
+    CHECK(ready->status == 503);  // no API server to fill the caches from
   } else {
     CHECK(ready->status == 200);
   }

@@ -1,0 +1,36 @@
+#pragma once
+
+// Status conditions as the API conventions define them (metav1.Condition and the core
+// types' conditions): read from an object, and the lastTransitionTime rule — it moves
+// only when the status changes.
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "absl/time/time.h"
+#include "rapidjson/document.h"
+
+namespace tidepool::k8s {
+
+struct Condition {
+  std::string type;
+  std::string status;  // "True" | "False" | "Unknown"
+  std::string reason;
+  std::string message;
+  std::string last_transition_time;
+  int64_t observed_generation = 0;
+};
+
+// status.conditions of `object`, by type (empty when there are none).
+std::map<std::string, Condition> ReadConditions(const rapidjson::Value& object);
+
+// The lastTransitionTime for `next`: the current one when the status is unchanged,
+// else `now` (RFC 3339, seconds).
+std::string TransitionTime(const std::map<std::string, Condition>& current, const Condition& next,
+                           absl::Time now);
+
+// True when `current` already has `next`'s status, reason, message and generation.
+bool ConditionUnchanged(const std::map<std::string, Condition>& current, const Condition& next);
+
+}  // namespace tidepool::k8s

@@ -1,0 +1,192 @@
+#include "controller.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/log.h"
+#include "common/metrics.h"
+#include "k8s/object_json.h"
+#include "k8s/resource.h"
+#include "tidepool/naming.h"
+#include "tidepool/resources.h"
+
+namespace tidepool::cluster {
+namespace {
+
+constexpr char kService[] = "cluster-controller";
+
+k8s::InformerOptions Labelled(absl::string_view component) {
+  return {.label_selector = absl::StrCat(api::kComponentLabel, "=", component)};
+}
+
+// What of a Node feeds the render: labels, allocatable, taints, unschedulable.
+bool RenderInputChanged(const k8s::CachedObjectPtr& before, const k8s::CachedObjectPtr& after) {
+  absl::StatusOr<v1::NodeInfo> a = api::ParseNode(before->json);
+  absl::StatusOr<v1::NodeInfo> b = api::ParseNode(after->json);
+  if (!a.ok() || !b.ok()) return true;
+  a->mutable_metadata()->clear_resource_version();
+  b->mutable_metadata()->clear_resource_version();
+  a->mutable_metadata()->clear_annotations();
+  b->mutable_metadata()->clear_annotations();
+  return a->SerializeAsString() != b->SerializeAsString();
+}
+
+// "namespace/<spec.clusterRef.name>" of a NodeSet, "" when unreadable.
+std::string ClusterOfNodeSet(const k8s::CachedObject& object) {
+  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(object.json, "NodeSet");
+  if (!doc.ok()) return "";
+  const rapidjson::Value* spec = k8s::FindMember(*doc, "spec");
+  const rapidjson::Value* ref = spec != nullptr ? k8s::FindMember(*spec, "clusterRef") : nullptr;
+  if (ref == nullptr) return "";
+  return absl::StrCat(object.meta.ns, "/", k8s::StringMember(*ref, "name"));
+}
+
+// "namespace/<tidepool.dev/cluster label>", "" without the label.
+std::string ClusterOfLabelled(const k8s::CachedObject& object) {
+  auto it = object.meta.labels.find(api::kClusterLabel);
+  if (it == object.meta.labels.end()) return "";
+  return absl::StrCat(object.meta.ns, "/", it->second);
+}
+
+std::string NodeNameOfPod(const k8s::CachedObject& pod) {
+  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(pod.json, "pod");
+  if (!doc.ok()) return "";
+  const rapidjson::Value* spec = k8s::FindMember(*doc, "spec");
+  return spec != nullptr ? k8s::StringMember(*spec, "nodeName") : "";
+}
+
+}  // namespace
+
+const k8s::ResourceType& SlurmClusters() {
+  static const k8s::ResourceType type{api::kGroup, "v1alpha1", "slurmclusters", true};
+  return type;
+}
+
+const k8s::ResourceType& NodeSets() {
+  static const k8s::ResourceType type{api::kGroup, "v1alpha1", "nodesets", true};
+  return type;
+}
+
+ConfigLoop::ConfigLoop(k8s::Client& client, v1::ConfigRenderer::StubInterface& renderer,
+                       v1::SlurmSyncer::StubInterface& syncer, ConfigLoopOptions options,
+                       prometheus::Registry& registry)
+    : client_(client),
+      renderer_(renderer),
+      syncer_(syncer),
+      options_(std::move(options)),
+      syncs_(prometheus::BuildCounter()
+                 .Name(common::MetricName(kService, "syncs_total"))
+                 .Help("Config-loop syncs of one SlurmCluster by result")
+                 .Register(registry)),
+      reconfigures_(prometheus::BuildCounter()
+                        .Name(common::MetricName(kService, "reconfigures_total"))
+                        .Help("Reconfigure calls to the syncer by result (ok, error)")
+                        .Register(registry)),
+      queue_(common::RealClock()),
+      clusters_(client, SlurmClusters(), options_.watch_namespace),
+      node_sets_(client, NodeSets(), options_.watch_namespace),
+      pods_(client, k8s::Pods(), options_.watch_namespace, Labelled(api::kSlurmdComponent)),
+      nodes_(client, k8s::Nodes(), ""),
+      config_maps_(client, k8s::ConfigMaps(), options_.watch_namespace,
+                   Labelled(api::kSlurmConfigComponent)),
+      events_(client, {.reporting_controller = "tidepool.dev/cluster-controller",
+                       .reporting_instance = options_.leadership.identity.empty()
+                                                 ? k8s::DefaultIdentity()
+                                                 : options_.leadership.identity}),
+      leader_(client, [this] {
+        k8s::LeaderGateOptions leadership = options_.leadership;
+        leadership.on_started_leading = [this] { EnqueueAll(); };
+        return leadership;
+      }()) {}
+
+ConfigLoop::~ConfigLoop() { Stop(); }
+
+void ConfigLoop::Start() {
+  AddHandlers();
+  for (k8s::Informer* informer : {&clusters_, &node_sets_, &pods_, &nodes_, &config_maps_}) {
+    informer->Start();
+  }
+  leader_.Start();
+  for (int i = 0; i < options_.workers; ++i) workers_.emplace_back([this] { Work(); });
+}
+
+void ConfigLoop::Stop() {
+  queue_.ShutDown();
+  workers_.clear();  // joins
+  leader_.Stop();
+  for (k8s::Informer* informer : {&clusters_, &node_sets_, &pods_, &nodes_, &config_maps_}) {
+    informer->Stop();
+  }
+}
+
+bool ConfigLoop::Synced() {
+  return clusters_.HasSynced() && node_sets_.HasSynced() && pods_.HasSynced() &&
+         nodes_.HasSynced() && config_maps_.HasSynced();
+}
+
+void ConfigLoop::Enqueue(const std::string& key) {
+  if (!key.empty() && key.back() != '/') queue_.Add(key);
+}
+
+void ConfigLoop::EnqueueAll() {
+  for (const std::string& key : clusters_.Keys()) Enqueue(key);
+}
+
+void ConfigLoop::AddHandlers() {
+  auto by = [this](std::function<std::string(const k8s::CachedObject&)> key_of) {
+    return k8s::InformerHandlers{
+        .on_add = [this, key_of](const k8s::CachedObjectPtr& o) { Enqueue(key_of(*o)); },
+        .on_update =
+            [this, key_of](const k8s::CachedObjectPtr& old_object,
+                           const k8s::CachedObjectPtr& new_object) {
+              Enqueue(key_of(*old_object));
+              Enqueue(key_of(*new_object));
+            },
+        .on_delete = [this, key_of](const k8s::CachedObjectPtr& o) { Enqueue(key_of(*o)); }};
+  };
+  clusters_.AddHandlers(by([](const k8s::CachedObject& o) { return o.meta.Key(); }));
+  node_sets_.AddHandlers(by(ClusterOfNodeSet));
+  config_maps_.AddHandlers(by(ClusterOfLabelled));
+  pods_.AddHandlers(by([this](const k8s::CachedObject& pod) {
+    const std::string key = ClusterOfLabelled(pod);
+    const std::string node = NodeNameOfPod(pod);
+    if (!node.empty() && !key.empty()) {
+      absl::MutexLock lock(&mutex_);
+      clusters_on_node_[node].insert(key);
+    }
+    return key;
+  }));
+  auto on_node = [this](const k8s::CachedObjectPtr& node) {
+    std::set<std::string> keys;
+    {
+      absl::MutexLock lock(&mutex_);
+      auto it = clusters_on_node_.find(node->meta.name);
+      if (it != clusters_on_node_.end()) keys = it->second;
+    }
+    for (const std::string& key : keys) Enqueue(key);
+  };
+  nodes_.AddHandlers(
+      {.on_add = on_node,
+       .on_update =
+           [on_node](const k8s::CachedObjectPtr& before, const k8s::CachedObjectPtr& after) {
+             // Heartbeats change nothing the render reads.
+             if (RenderInputChanged(before, after)) on_node(after);
+           },
+       .on_delete = on_node});
+}
+
+void ConfigLoop::Work() {
+  while (std::optional<std::string> key = queue_.Get()) {
+    absl::Status status = Sync(*key);
+    if (status.ok()) {
+      queue_.Forget(*key);
+    } else {
+      syncs_.Add({{"result", "error"}}).Increment();
+      common::LogWarn("cluster_sync_failed", {{"cluster", *key}, {"error", status}});
+      queue_.AddRateLimited(*key);
+    }
+    queue_.Done(*key);
+  }
+}
+
+}  // namespace tidepool::cluster

@@ -1,0 +1,64 @@
+#include "setup.h"
+
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/log.h"
+#include "controller.h"
+#include "controller_flags.h"
+#include "grpcpp/create_channel.h"
+#include "k8s/config.h"
+
+namespace tidepool::cluster {
+namespace {
+
+// What lives as long as the process serves.
+struct ClusterController {
+  std::unique_ptr<k8s::Client> client;
+  std::unique_ptr<v1::ConfigRenderer::Stub> renderer;
+  std::unique_ptr<v1::SlurmSyncer::Stub> syncer;
+  std::unique_ptr<ConfigLoop> loop;
+};
+
+absl::StatusOr<k8s::ClientConfig> KubernetesConfig(const std::string& kubeconfig) {
+  absl::StatusOr<k8s::ClientConfig> config =
+      kubeconfig.empty() ? k8s::DefaultConfig() : k8s::LoadKubeconfig(kubeconfig);
+  if (!config.ok()) {
+    return absl::Status(config.status().code(),
+                        absl::StrCat("Kubernetes client configuration (--kubeconfig): ",
+                                     config.status().message()));
+  }
+  return config;
+}
+
+}  // namespace
+
+absl::Status SetUpClusterController(common::ServiceContext& context) {
+  absl::StatusOr<ControllerSettings> settings = BuildControllerSettings(ReadControllerFlags());
+  if (!settings.ok()) return settings.status();
+  absl::StatusOr<k8s::ClientConfig> config = KubernetesConfig(settings->kubeconfig);
+  if (!config.ok()) return config.status();
+  auto controller = std::make_shared<ClusterController>();
+  controller->client = std::make_unique<k8s::Client>(*std::move(config));
+  controller->renderer = v1::ConfigRenderer::NewStub(
+      grpc::CreateChannel(settings->renderer_address, grpc::InsecureChannelCredentials()));
+  controller->syncer = v1::SlurmSyncer::NewStub(
+      grpc::CreateChannel(settings->syncer_address, grpc::InsecureChannelCredentials()));
+  controller->loop =
+      std::make_unique<ConfigLoop>(*controller->client, *controller->renderer, *controller->syncer,
+                                   settings->loop, context.metrics());
+  ConfigLoop* loop = controller->loop.get();
+  context.AddReadinessCheck("informers", [loop] {
+    return loop->Synced() ? absl::OkStatus() : absl::UnavailableError("caches not synced yet");
+  });
+  common::LogInfo("config_loop_configured",
+                  {{"renderer", settings->renderer_address},
+                   {"syncer", settings->syncer_address},
+                   {"propagation_delay", settings->loop.propagation_delay}});
+  loop->Start();
+  context.OnShutdown([controller] { controller->loop->Stop(); });
+  return absl::OkStatus();
+}
+
+}  // namespace tidepool::cluster

@@ -1,0 +1,53 @@
+#include "controller_flags.h"
+
+#include <catch2/catch_test_macros.hpp>
+
+#include "absl/strings/match.h"
+
+namespace tidepool::cluster {
+namespace {
+
+RawControllerFlags Defaults() {
+  return {.renderer_address = "127.0.0.1:50061",
+          .syncer_address = "127.0.0.1:50062",
+          .propagation_delay = absl::Seconds(5),
+          .leader_election_namespace = "tidepool-system",
+          .controller_hosts = {"research-controller-0"},
+          .gpu_device_prefix = "/tmp/gpu"};
+}
+
+TEST_CASE("flags build the loop's options and render environment") {
+  absl::StatusOr<ControllerSettings> settings = BuildControllerSettings(Defaults());
+  REQUIRE(settings.ok());
+  CHECK(settings->loop.propagation_delay == absl::Seconds(5));
+  CHECK(settings->loop.leadership.lease_name == "cluster-controller");
+  CHECK(settings->loop.environment.controller_hosts(0) == "research-controller-0");
+  CHECK(settings->loop.environment.gpu_device_prefix() == "/tmp/gpu");
+}
+
+TEST_CASE("bad flag values are refused naming the flag") {
+  struct Case {
+    void (*mutate)(RawControllerFlags&);
+    const char* flag;
+  };
+  const Case cases[] = {
+      {[](RawControllerFlags& r) { r.renderer_address = "localhost"; }, "--renderer_address"},
+      {[](RawControllerFlags& r) { r.syncer_address = ":50062"; }, "--syncer_address"},
+      {[](RawControllerFlags& r) { r.propagation_delay = absl::Hours(1); },
+       "--config_propagation_delay"},
+      {[](RawControllerFlags& r) { r.leader_election_namespace.clear(); },
+       "--leader_election_namespace"},
+      {[](RawControllerFlags& r) { r.controller_hosts = {"a b"}; }, "--controller_hosts"},
+  };
+  for (const Case& c : cases) {
+    RawControllerFlags raw = Defaults();
+    c.mutate(raw);
+    absl::Status status = BuildControllerSettings(raw).status();
+    CAPTURE(c.flag, status.ToString());
+    CHECK(absl::IsInvalidArgument(status));
+    CHECK(absl::StrContains(status.message(), c.flag));
+  }
+}
+
+}  // namespace
+}  // namespace tidepool::cluster

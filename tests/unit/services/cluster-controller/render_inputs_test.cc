@@ -1,0 +1,89 @@
+#include "render_inputs.h"
+
+#include <catch2/catch_test_macros.hpp>
+#include <map>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
+
+namespace tidepool::cluster {
+namespace {
+
+constexpr char kCluster[] = R"({"apiVersion": "tidepool.dev/v1alpha1", "kind": "SlurmCluster",
+  "metadata": {"name": "research", "namespace": "hpc", "uid": "u1"},
+  "spec": {"clusterName": "research"}})";
+
+std::string NodeSet(const std::string& name, const std::string& cluster,
+                    const std::string& ns = "hpc") {
+  return R"({"apiVersion": "tidepool.dev/v1alpha1", "kind": "NodeSet", "metadata": {"name": ")" +
+         name + R"(", "namespace": ")" + ns + R"("}, "spec": {"clusterRef": {"name": ")" + cluster +
+         R"("}}})";
+}
+
+std::string Pod(const std::string& name, const std::string& node_set, const std::string& node) {
+  return R"({"metadata": {"name": ")" + name + R"(", "namespace": "hpc", "labels": {
+    "tidepool.dev/cluster": "research", "tidepool.dev/nodeset": ")" +
+         node_set + R"(", "tidepool.dev/slurm-node": ")" + name + R"("}},
+    "spec": {"nodeName": ")" +
+         node + R"("}})";
+}
+
+std::string KubeNode(const std::string& name) {
+  return R"({"metadata": {"name": ")" + name +
+         R"(", "labels": {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}},
+    "status": {"allocatable": {"cpu": "64", "memory": "512Gi", "nvidia.com/gpu": "8"}}})";
+}
+
+ClusterObjects Objects() {
+  static const std::map<std::string, std::string> nodes = {{"k-1", KubeNode("k-1")},
+                                                           {"k-2", KubeNode("k-2")}};
+  return ClusterObjects{.cluster_json = kCluster,
+                        .node_set_jsons = {NodeSet("h200", "research"), NodeSet("h100", "research"),
+                                           NodeSet("other", "elsewhere")},
+                        .pod_jsons = {Pod("h100-02", "h100", "k-2"), Pod("h100-01", "h100", "k-1"),
+                                      Pod("h100-03", "h100", ""), Pod("x-01", "other", "k-1"),
+                                      Pod("h100-04", "h100", "k-gone")},
+                        .node_json = [](const std::string& name) {
+                          auto it = nodes.find(name);
+                          return it != nodes.end() ? it->second : std::string();
+                        }};
+}
+
+TEST_CASE("the request holds the cluster's NodeSets and bound pods in name order") {
+  v1::RenderEnvironment environment;
+  environment.set_gpu_device_prefix("/tmp/gpu");
+  absl::StatusOr<RenderInputs> inputs = BuildRenderInputs(Objects(), environment);
+  REQUIRE(inputs.ok());
+  const v1::RenderRequest& request = inputs->request;
+  CHECK(request.cluster().spec().cluster_name() == "research");
+  REQUIRE(request.node_sets_size() == 2);
+  CHECK(request.node_sets(0).metadata().name() == "h100");
+  CHECK(request.node_sets(1).metadata().name() == "h200");
+  REQUIRE(request.members_size() == 2);
+  CHECK(request.members(0).slurm_node_name() == "h100-01");
+  CHECK(request.members(0).node().metadata().name() == "k-1");
+  CHECK(request.members(0).node().allocatable().at("nvidia.com/gpu") == "8");
+  CHECK(request.members(1).slurm_node_name() == "h100-02");
+  CHECK(request.environment().gpu_device_prefix() == "/tmp/gpu");
+}
+
+TEST_CASE("pods that cannot be members are reported, not silently dropped") {
+  absl::StatusOr<RenderInputs> inputs = BuildRenderInputs(Objects(), {});
+  REQUIRE(inputs.ok());
+  INFO(absl::StrJoin(inputs->skipped, "\n"));
+  REQUIRE(inputs->skipped.size() == 3);
+  CHECK(absl::StrContains(inputs->skipped[0], "hpc/h100-03: not bound to a Node yet"));
+  CHECK(absl::StrContains(inputs->skipped[1], "hpc/h100-04: Node k-gone"));
+  CHECK(absl::StrContains(inputs->skipped[2], "hpc/x-01: NodeSet \"other\""));
+}
+
+TEST_CASE("an unreadable cluster is an error naming it") {
+  ClusterObjects objects = Objects();
+  objects.cluster_json = R"({"kind": "SlurmCluster", "metadata": {"name": "bad"},
+                             "spec": {"clusterName": 7}})";
+  absl::StatusOr<RenderInputs> inputs = BuildRenderInputs(objects, {});
+  CHECK(absl::IsInvalidArgument(inputs.status()));
+}
+
+}  // namespace
+}  // namespace tidepool::cluster
