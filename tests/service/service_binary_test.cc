@@ -69,7 +69,7 @@ std::string UnreachableKubeconfig() {
 }
 
 bool NeedsKubernetes(const std::string& service) {
-  return service == "nodeset-controller" || service == "cluster-controller";
+  return service == "cluster-controller";
 }
 
 std::vector<std::string> ServiceSpecificArgs(const std::string& service) {
