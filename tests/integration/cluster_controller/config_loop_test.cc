@@ -1,0 +1,275 @@
+// cluster-controller's config loop end to end over gRPC, as separate processes: a real
+// API server with the CRDs, config-renderer, slurm-syncer against the real Slurm, and
+// cluster-controller. The test creates the SlurmCluster, a NodeSet, Nodes and slurmd pods
+// itself (no nodeset-controller here) and watches what the loop writes and when it asks
+// Slurm to reconfigure.
+#include <catch2/catch_test_macros.hpp>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "k8s/client.h"
+#include "k8s/config.h"
+#include "k8s/object_json.h"
+#include "k8s/resource.h"
+#include "support/child_process.h"
+#include "support/http_get.h"
+#include "support/kube_namespace.h"
+#include "support/ports.h"
+#include "support/testenv.h"
+
+namespace tidepool::testing {
+namespace {
+
+constexpr char kNamespace[] = "tidepool-config-loop";
+const k8s::ResourceType kClusters{"tidepool.dev", "v1alpha1", "slurmclusters", true};
+const k8s::ResourceType kNodeSets{"tidepool.dev", "v1alpha1", "nodesets", true};
+
+std::string BinaryFromEnv(const char* variable) {
+  const char* path = std::getenv(variable);
+  REQUIRE(path != nullptr);
+  return path;
+}
+
+void RequireOk(const absl::Status& status) {
+  INFO(status.ToString());
+  REQUIRE(status.ok());
+}
+
+std::optional<absl::Duration> Eventually(const std::function<bool()>& check,
+                                         absl::Duration timeout = absl::Seconds(30)) {
+  const absl::Time start = absl::Now();
+  while (absl::Now() - start < timeout) {
+    if (check()) return absl::Now() - start;
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  return std::nullopt;
+}
+
+struct Service {
+  ChildProcess process;
+  uint16_t grpc_port;
+  uint16_t http_port;
+};
+
+Service Start(const char* binary_variable, std::vector<std::string> args) {
+  const uint16_t grpc = FreeLoopbackPort().value();
+  const uint16_t http = FreeLoopbackPort().value();
+  args.insert(args.begin(), {"--listen_address=127.0.0.1", absl::StrCat("--grpc_port=", grpc),
+                             absl::StrCat("--http_port=", http)});
+  absl::StatusOr<ChildProcess> process = ChildProcess::Spawn(BinaryFromEnv(binary_variable), args);
+  REQUIRE(process.ok());
+  return {*std::move(process), grpc, http};
+}
+
+void AwaitReady(const Service& service) {
+  const bool ready = Eventually([&] {
+                       absl::StatusOr<HttpResponse> r =
+                           HttpGet(absl::StrCat("http://127.0.0.1:", service.http_port, "/readyz"));
+                       return r.ok() && r->status == 200;
+                     }).has_value();
+  INFO(service.process.Output());
+  REQUIRE(ready);
+}
+
+// A field of an object fresh from the server ("" when absent).
+std::string Field(k8s::Client& client, const k8s::ResourceType& type, const std::string& name,
+                  const std::function<std::string(const rapidjson::Value&)>& read) {
+  absl::StatusOr<std::string> json = client.Get(type, kNamespace, name);
+  if (!json.ok()) return "";
+  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(*json, name);
+  return doc.ok() ? read(*doc) : "";
+}
+
+std::function<std::string(const rapidjson::Value&)> Path(std::vector<std::string> keys) {
+  return [keys](const rapidjson::Value& object) -> std::string {
+    const rapidjson::Value* at = &object;
+    for (size_t i = 0; i + 1 < keys.size(); ++i) {
+      at = k8s::FindMember(*at, keys[i].c_str());
+      if (at == nullptr) return "";
+    }
+    return k8s::StringMember(*at, keys.back().c_str());
+  };
+}
+
+std::function<std::string(const rapidjson::Value&)> Condition(const std::string& type) {
+  return [type](const rapidjson::Value& object) -> std::string {
+    const rapidjson::Value* status = k8s::FindMember(object, "status");
+    const rapidjson::Value* list =
+        status != nullptr ? k8s::FindMember(*status, "conditions") : nullptr;
+    if (list == nullptr || !list->IsArray()) return "";
+    for (const rapidjson::Value& c : list->GetArray()) {
+      if (k8s::StringMember(c, "type") == type) {
+        return absl::StrCat(k8s::StringMember(c, "status"), "/", k8s::StringMember(c, "reason"),
+                            "/", k8s::StringMember(c, "message"));
+      }
+    }
+    return "";
+  };
+}
+
+int Count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+void CreateMember(k8s::Client& client, const std::string& pod, const std::string& node) {
+  (void)client.Delete(k8s::Nodes(), "", node, {.grace_period_seconds = 0});
+  RequireOk(client
+                .Create(k8s::Nodes(), "",
+                        absl::StrCat(R"({"apiVersion":"v1","kind":"Node","metadata":{"name":")",
+                                     node, R"(","labels":{"zone":"a"}}})"))
+                .status());
+  RequireOk(client
+                .MergePatch(k8s::Nodes(), "", node,
+                            R"({"status":{"allocatable":{"cpu":"4","memory":"8Gi"}}})", {},
+                            "status")
+                .status());
+  RequireOk(client
+                .Create(k8s::Pods(), kNamespace,
+                        absl::StrCat(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")", pod,
+                                     R"(","labels":{"tidepool.dev/component":"slurmd",
+                        "tidepool.dev/cluster":"loop","tidepool.dev/nodeset":"cpu",
+                        "tidepool.dev/slurm-node":")",
+                                     pod, R"("}},"spec":{"nodeName":")", node,
+                                     R"(","containers":[{"name":"slurmd","image":"slurmd"}]}})"))
+                .status());
+}
+
+struct Fixture {
+  Fixture() : kube(Kubernetes().value()), slurm(Slurm().value()) {
+    absl::StatusOr<CommandResult> crds =
+        Kubectl(kube, {"apply", "-f", SourceRoot() + "/manifests/crds"});
+    REQUIRE(crds.ok());
+    REQUIRE(crds->exit_code == 0);
+    RequireOk(Kubectl(kube, {"wait", "--for=condition=Established", "--timeout=60s", "crd",
+                             "slurmclusters.tidepool.dev", "nodesets.tidepool.dev"})
+                  .status());
+    client = std::make_unique<k8s::Client>(k8s::LoadKubeconfig(kube.kubeconfig).value());
+    RequireOk(EnsurePodNamespace(*client, kNamespace));
+    Cleanup();
+    renderer = std::make_unique<Service>(Start("TIDEPOOL_CONFIG_RENDERER", {}));
+    syncer = std::make_unique<Service>(
+        Start("TIDEPOOL_SLURM_SYNCER",
+              {"--slurm_rest_url=" + slurm.rest_url, "--slurm_jwt_key_file=" + slurm.jwt_key_file,
+               "--slurm_jwt_user=" + slurm.token_user, "--sync_kubernetes=false"}));
+    controller = std::make_unique<Service>(
+        Start("TIDEPOOL_CLUSTER_CONTROLLER",
+              {"--kubeconfig=" + kube.kubeconfig,
+               absl::StrCat("--renderer_address=127.0.0.1:", renderer->grpc_port),
+               absl::StrCat("--syncer_address=127.0.0.1:", syncer->grpc_port),
+               "--config_propagation_delay=1s", absl::StrCat("--watch_namespace=", kNamespace),
+               absl::StrCat("--leader_election_namespace=", kNamespace), "--log_level=debug"}));
+    AwaitReady(*renderer);
+    AwaitReady(*syncer);
+    AwaitReady(*controller);
+  }
+  ~Fixture() {
+    controller.reset();
+    Cleanup();
+  }
+  void Cleanup() {
+    for (const char* pod : {"cpu-01", "cpu-02"}) {
+      (void)client->Delete(k8s::Pods(), kNamespace, pod, {.grace_period_seconds = 0});
+    }
+    for (const char* node : {"loop-k1", "loop-k2"}) (void)client->Delete(k8s::Nodes(), "", node);
+    (void)client->Delete(kNodeSets, kNamespace, "cpu");
+    (void)client->Delete(kClusters, kNamespace, "loop");
+    (void)client->Delete(k8s::ConfigMaps(), kNamespace, "loop-slurm-config");
+  }
+  int Reconfigures() { return Count(syncer->process.Output(), "event=reconfigured"); }
+  std::string ConfigMapHash() {
+    return Field(*client, k8s::ConfigMaps(), "loop-slurm-config",
+                 Path({"metadata", "annotations", "tidepool.dev/config-hash"}));
+  }
+  std::string SlurmConf() {
+    return Field(*client, k8s::ConfigMaps(), "loop-slurm-config", Path({"data", "slurm.conf"}));
+  }
+  std::string ClusterStatus(const std::string& key) {
+    return Field(*client, kClusters, "loop", Path({"status", key}));
+  }
+  std::string ClusterCondition(const std::string& type) {
+    return Field(*client, kClusters, "loop", Condition(type));
+  }
+
+  KubernetesEnv kube;
+  SlurmEnv slurm;
+  std::unique_ptr<k8s::Client> client;
+  std::unique_ptr<Service> renderer, syncer, controller;
+};
+
+TEST_CASE("the config loop renders, writes the ConfigMap, reconfigures once per change") {
+  Fixture f;
+  RequireOk(f.client
+                ->Create(kClusters, kNamespace,
+                         R"({"apiVersion":"tidepool.dev/v1alpha1","kind":"SlurmCluster",
+              "metadata":{"name":"loop"},"spec":{"clusterName":"loop",
+              "partitions":[{"name":"cpu","nodeSets":["cpu"],"default":true}]}})")
+                .status());
+  RequireOk(f.client
+                ->Create(kNodeSets, kNamespace,
+                         R"({"apiVersion":"tidepool.dev/v1alpha1","kind":"NodeSet",
+              "metadata":{"name":"cpu"},"spec":{"clusterRef":{"name":"loop"},
+              "slurm":{"features":["cpu"]}}})")
+                .status());
+  CreateMember(*f.client, "cpu-01", "loop-k1");
+
+  auto took = Eventually([&] { return absl::StrContains(f.SlurmConf(), "NodeName=cpu-01"); });
+  INFO(f.controller->process.Output());
+  REQUIRE(took.has_value());
+  const std::string first_hash = f.ConfigMapHash();
+  CHECK(absl::StartsWith(first_hash, "sha256:"));
+  CHECK(absl::StrContains(f.SlurmConf(), "PartitionName=cpu"));
+  REQUIRE(Eventually([&] { return f.ClusterStatus("configHash") == first_hash; }).has_value());
+  CHECK(absl::StartsWith(f.ClusterCondition("ConfigRendered"), "True/Rendered/1 nodes"));
+  CHECK(absl::StartsWith(f.ClusterCondition("Ready"), "True/ConfigApplied"));
+  CHECK(f.Reconfigures() == 1);
+
+  SECTION("unchanged input, or a Node change the render does not read, touches nothing") {
+    const std::string version = Field(*f.client, k8s::ConfigMaps(), "loop-slurm-config",
+                                      Path({"metadata", "resourceVersion"}));
+    RequireOk(f.client
+                  ->MergePatch(k8s::Nodes(), "", "loop-k1",
+                               R"({"metadata":{"annotations":{"heartbeat":"1"}}})")
+                  .status());
+    absl::SleepFor(absl::Seconds(4));
+    CHECK(Field(*f.client, k8s::ConfigMaps(), "loop-slurm-config",
+                Path({"metadata", "resourceVersion"})) == version);
+    CHECK(f.Reconfigures() == 1);
+  }
+
+  SECTION("a new member re-renders and reconfigures once more") {
+    CreateMember(*f.client, "cpu-02", "loop-k2");
+    REQUIRE(
+        Eventually([&] { return absl::StrContains(f.SlurmConf(), "cpu-[01-02]"); }).has_value());
+    REQUIRE(
+        Eventually([&] { return f.ClusterStatus("configHash") == f.ConfigMapHash(); }).has_value());
+    CHECK(f.ConfigMapHash() != first_hash);
+    CHECK(f.Reconfigures() == 2);
+  }
+
+  SECTION("invalid input is reported in status and changes neither ConfigMap nor Slurm") {
+    RequireOk(f.client
+                  ->MergePatch(kClusters, kNamespace, "loop",
+                               R"({"spec":{"extraConfig":"NodeName=evil CPUs=1\n"}})")
+                  .status());
+    REQUIRE(Eventually([&] {
+              return absl::StartsWith(f.ClusterCondition("ConfigRendered"), "False/RenderFailed/");
+            }).has_value());
+    CHECK(absl::StrContains(f.ClusterCondition("ConfigRendered"), "NodeName"));
+    CHECK(absl::StartsWith(f.ClusterCondition("Ready"), "False/RenderFailed"));
+    CHECK(f.ConfigMapHash() == first_hash);
+    CHECK(f.ClusterStatus("configHash") == first_hash);
+    CHECK(f.Reconfigures() == 1);
+  }
+}
+
+}  // namespace
+}  // namespace tidepool::testing
