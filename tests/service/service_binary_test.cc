@@ -69,7 +69,7 @@ std::string UnreachableKubeconfig() {
 }
 
 bool NeedsKubernetes(const std::string& service) {
-  return service == "cluster-controller";
+  return service == "cluster-controller" || service == "nodeset-controller";
 }
 
 std::vector<std::string> ServiceSpecificArgs(const std::string& service) {

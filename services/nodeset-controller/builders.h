@@ -1,0 +1,43 @@
+#pragma once
+
+// Pure builders: a NodeSet in, the objects it owns out (as the API server takes them).
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace tidepool::nodeset {
+
+// Pod annotation: the hash of spec.template + spec.slurm the pod was built from; a pod
+// whose hash differs from the NodeSet's is outdated and is replaced by the update
+// strategy.
+inline constexpr char kTemplateHashAnnotation[] = "tidepool.dev/template-hash";
+inline constexpr char kSlurmdContainer[] = "slurmd";
+
+// "sha256:<hex>" over spec.template and spec.slurm of a NodeSet's JSON, independent of
+// key order (so a re-ordered but equal template does not roll the pods).
+absl::StatusOr<std::string> TemplateHash(absl::string_view node_set_json);
+
+// "tidepool.dev/nodeset=<name>": status.selector, read by the scale subresource.
+std::string PodSelector(absl::string_view node_set_name);
+
+struct PodInputs {
+  absl::string_view node_set_json;  // as the API server serves it (uid included)
+  std::string slurm_name;           // pod name and hostname
+  std::string node_name;            // spec.nodeName: the pod is pinned, no scheduler
+  std::string compute_image;        // SlurmCluster spec.images.compute ("" when unknown)
+  std::string template_hash;
+};
+
+// The slurmd pod for one member Node: spec.template with our labels and the template
+// hash, pinned to the Node, hostname = Slurm name, the NodeSet's tolerations added, the
+// NodeSet as controller. InvalidArgument (naming the field) when the template has
+// containers but none named slurmd, or the slurmd container has no image and the
+// cluster names no compute image.
+absl::StatusOr<std::string> BuildPod(const PodInputs& inputs);
+
+// A merge patch that sets the Node label keeping a Node's Slurm name.
+std::string SlurmNodeLabelPatch(absl::string_view slurm_name);
+
+}  // namespace tidepool::nodeset

@@ -1,0 +1,165 @@
+#include "controller.h"
+
+#include <utility>
+
+#include "absl/time/clock.h"
+#include "common/log.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "tidepool/naming.h"
+#include "tidepool/resources.h"
+
+namespace tidepool::nodeset {
+namespace {
+
+std::string Key(const std::string& ns, const std::string& name) { return ns + "/" + name; }
+
+// Whether a Node changed in a way that can change which NodeSet may use it (labels,
+// taints, schedulability, allocatable), not merely its heartbeat or conditions.
+bool FeasibilityInputsChanged(const k8s::CachedObjectPtr& before,
+                              const k8s::CachedObjectPtr& after) {
+  absl::StatusOr<tidepool::v1::NodeInfo> old_node = api::ParseNode(before->json);
+  absl::StatusOr<tidepool::v1::NodeInfo> new_node = api::ParseNode(after->json);
+  if (!old_node.ok() || !new_node.ok()) return true;
+  old_node->mutable_metadata()->clear_resource_version();
+  new_node->mutable_metadata()->clear_resource_version();
+  old_node->mutable_metadata()->clear_annotations();
+  new_node->mutable_metadata()->clear_annotations();
+  return !google::protobuf::util::MessageDifferencer::Equals(*old_node, *new_node);
+}
+
+std::string ClusterRefOf(const k8s::CachedObjectPtr& node_set) {
+  absl::StatusOr<tidepool::v1::NodeSet> parsed = api::ParseNodeSet(node_set->json);
+  return parsed.ok() ? parsed->spec().cluster_ref().name() : "";
+}
+
+}  // namespace
+
+NodeSetController::NodeSetController(SyncContext context, int workers)
+    : context_(std::move(context)), workers_(workers) {}
+
+void NodeSetController::RegisterHandlers() {
+  const Informers& informers = context_.informers;
+  informers.node_sets->AddHandlers(
+      {.on_add = [this](const k8s::CachedObjectPtr& o) { Enqueue(o->meta.Key()); },
+       // Status writes (ours included) do not change the generation: nothing to do.
+       .on_update =
+           [this](const k8s::CachedObjectPtr& before, const k8s::CachedObjectPtr& after) {
+             if (before->meta.generation != after->meta.generation ||
+                 before->meta.deleting != after->meta.deleting) {
+               Enqueue(after->meta.Key());
+             }
+           },
+       // Its Nodes become free for a sibling NodeSet.
+       .on_delete =
+           [this](const k8s::CachedObjectPtr& o) { EnqueueCluster(o->meta.ns, ClusterRefOf(o)); }});
+  informers.pods->AddHandlers(
+      {.on_add = [this](const k8s::CachedObjectPtr& o) { EnqueueOwnerOf(o); },
+       .on_update = [this](const k8s::CachedObjectPtr&,
+                           const k8s::CachedObjectPtr& after) { EnqueueOwnerOf(after); },
+       .on_delete = [this](const k8s::CachedObjectPtr& o) { EnqueueOwnerOf(o); }});
+  informers.nodes->AddHandlers(
+      {.on_add = [this](const k8s::CachedObjectPtr&) { EnqueueAll(); },
+       .on_update =
+           [this](const k8s::CachedObjectPtr& before, const k8s::CachedObjectPtr& after) {
+             if (FeasibilityInputsChanged(before, after)) EnqueueAll();
+           },
+       .on_delete = [this](const k8s::CachedObjectPtr&) { EnqueueAll(); }});
+  auto cluster_changed = [this](const k8s::CachedObjectPtr& o) {
+    EnqueueCluster(o->meta.ns, o->meta.name);
+  };
+  informers.clusters->AddHandlers(
+      {.on_add = cluster_changed,
+       .on_update = [cluster_changed](
+                        const k8s::CachedObjectPtr&,
+                        const k8s::CachedObjectPtr& after) { cluster_changed(after); },
+       .on_delete = cluster_changed});
+}
+
+void NodeSetController::OnSlurmChange(const std::vector<std::string>& slurm_names, bool all) {
+  if (all) {
+    EnqueueAll();
+    return;
+  }
+  for (const std::string& name : slurm_names) {
+    for (const k8s::CachedObjectPtr& pod :
+         context_.informers.pods->ListByLabel(api::kSlurmNodeLabel, name)) {
+      EnqueueOwnerOf(pod);
+    }
+  }
+}
+
+void NodeSetController::Enqueue(const std::string& key) {
+  absl::MutexLock lock(&mutex_);
+  if (queue_ != nullptr) queue_->Add(key);
+}
+
+void NodeSetController::EnqueueAll() {
+  for (const std::string& key : context_.informers.node_sets->Keys()) Enqueue(key);
+}
+
+void NodeSetController::EnqueueCluster(const std::string& ns, const std::string& cluster) {
+  for (const k8s::CachedObjectPtr& node_set : context_.informers.node_sets->ListNamespace(ns)) {
+    if (ClusterRefOf(node_set) == cluster) Enqueue(node_set->meta.Key());
+  }
+}
+
+void NodeSetController::EnqueueOwnerOf(const k8s::CachedObjectPtr& pod) {
+  auto label = pod->meta.labels.find(api::kNodeSetLabel);
+  if (label != pod->meta.labels.end()) Enqueue(Key(pod->meta.ns, label->second));
+}
+
+void NodeSetController::StartWorkers() {
+  std::shared_ptr<k8s::WorkQueue> queue;
+  {
+    absl::MutexLock lock(&mutex_);
+    if (queue_ != nullptr) return;
+    queue_ = std::make_shared<k8s::WorkQueue>(context_.clock);
+    queue = queue_;
+  }
+  EnqueueAll();
+  for (int i = 0; i < workers_; ++i) {
+    threads_.emplace_back([this, queue] { Work(queue.get()); });
+  }
+  context_.metrics->SetLeader(true);
+  common::LogInfo("workers_started", {{"workers", workers_}});
+}
+
+void NodeSetController::StopWorkers() {
+  std::shared_ptr<k8s::WorkQueue> queue;
+  {
+    absl::MutexLock lock(&mutex_);
+    queue = std::move(queue_);
+    queue_ = nullptr;
+  }
+  if (queue == nullptr) return;
+  queue->ShutDown();
+  for (std::thread& thread : threads_) thread.join();
+  threads_.clear();
+  context_.metrics->SetLeader(false);
+  common::LogInfo("workers_stopped");
+}
+
+void NodeSetController::Work(k8s::WorkQueue* queue) {
+  while (std::optional<std::string> key = queue->Get()) {
+    ProcessKey(*queue, *key);
+    queue->Done(*key);
+  }
+}
+
+void NodeSetController::ProcessKey(k8s::WorkQueue& queue, const std::string& key) {
+  const absl::Time started = absl::Now();
+  absl::StatusOr<SyncResult> result = SyncNodeSet(context_, key);
+  const double seconds = absl::ToDoubleSeconds(absl::Now() - started);
+  if (!result.ok()) {
+    context_.metrics->CountSync("error", seconds);
+    common::LogWarn("sync_failed", {{"nodeset", key}, {"error", result.status()}});
+    queue.AddRateLimited(key);
+    return;
+  }
+  context_.metrics->CountSync("success", seconds);
+  common::LogDebug("synced", {{"nodeset", key}, {"seconds", seconds}});
+  queue.Forget(key);
+  if (result->requeue_after > absl::ZeroDuration()) queue.AddAfter(key, result->requeue_after);
+}
+
+}  // namespace tidepool::nodeset

@@ -1,0 +1,70 @@
+#include "metrics.h"
+
+#include <string>
+
+#include "common/metrics.h"
+
+namespace tidepool::nodeset {
+namespace {
+
+constexpr char kService[] = "nodeset-controller";
+
+std::string Name(absl::string_view what) { return common::MetricName(kService, what); }
+
+}  // namespace
+
+ControllerMetrics::ControllerMetrics(prometheus::Registry& registry)
+    : syncs_(prometheus::BuildCounter()
+                 .Name(Name("syncs_total"))
+                 .Help("NodeSet syncs by result (success, error)")
+                 .Register(registry)),
+      sync_duration_(
+          prometheus::BuildHistogram()
+              .Name(Name("sync_duration_seconds"))
+              .Help("Time of one NodeSet sync: observe, plan, act, write status")
+              .Register(registry)
+              .Add({}, prometheus::Histogram::BucketBoundaries{0.001, 0.005, 0.01, 0.025, 0.05, 0.1,
+                                                               0.25, 0.5, 1, 5, 30})),
+      pods_created_(prometheus::BuildCounter()
+                        .Name(Name("pods_created_total"))
+                        .Help("slurmd pods created")
+                        .Register(registry)
+                        .Add({})),
+      pods_deleted_(prometheus::BuildCounter()
+                        .Name(Name("pods_deleted_total"))
+                        .Help("slurmd pods deleted, by cause (scale-in, update, not-feasible)")
+                        .Register(registry)),
+      drains_(prometheus::BuildCounter()
+                  .Name(Name("drains_requested_total"))
+                  .Help("Slurm drains asked of slurm-syncer before a pod deletion, by cause")
+                  .Register(registry)),
+      undrains_(prometheus::BuildCounter()
+                    .Name(Name("undrains_total"))
+                    .Help("Our own drains cleared once the pod was ready and current")
+                    .Register(registry)
+                    .Add({})),
+      leader_(prometheus::BuildGauge()
+                  .Name(Name("leader"))
+                  .Help("1 while this replica leads and reconciles, else 0")
+                  .Register(registry)
+                  .Add({})),
+      slurm_reachable_(prometheus::BuildGauge()
+                           .Name(Name("slurm_reachable"))
+                           .Help("1 while slurm-syncer's node watch is current, else 0")
+                           .Register(registry)
+                           .Add({})) {}
+
+void ControllerMetrics::CountSync(absl::string_view result, double seconds) {
+  syncs_.Add({{"result", std::string(result)}}).Increment();
+  sync_duration_.Observe(seconds);
+}
+
+void ControllerMetrics::CountPodDeleted(absl::string_view cause) {
+  pods_deleted_.Add({{"cause", std::string(cause)}}).Increment();
+}
+
+void ControllerMetrics::CountDrainRequested(absl::string_view cause) {
+  drains_.Add({{"cause", std::string(cause)}}).Increment();
+}
+
+}  // namespace tidepool::nodeset

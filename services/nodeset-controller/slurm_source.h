@@ -1,0 +1,88 @@
+#pragma once
+
+// Slurm as the controller sees it, through slurm-syncer's gRPC API only: a view kept
+// current by WatchNodes, and drains/undrains/fresh reads by UpdateNode and GetNodes.
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "grpcpp/client_context.h"
+#include "plan.h"
+#include "tidepool/v1/syncer.grpc.pb.h"
+
+namespace tidepool::nodeset {
+
+// What a sync needs from Slurm (an interface, so the sync's transport is swappable).
+class SlurmSource {
+ public:
+  virtual ~SlurmSource() = default;
+  // The view of these nodes (reachability included).
+  virtual SlurmView View(const std::vector<std::string>& names) = 0;
+  virtual absl::StatusOr<tidepool::v1::SlurmNode> Drain(const std::string& name,
+                                                        const std::string& reason) = 0;
+  virtual absl::StatusOr<tidepool::v1::SlurmNode> Undrain(const std::string& name,
+                                                          const std::string& if_reason) = 0;
+  // Slurm's state of one node now (not the watch's); nullopt when Slurm has no such node.
+  virtual absl::StatusOr<std::optional<tidepool::v1::SlurmNode>> Fresh(const std::string& name) = 0;
+};
+
+// Called with the Slurm node names that changed, or all=true when every node may have
+// (a new snapshot, Slurm or the syncer lost or found again).
+using SlurmChangeHandler = std::function<void(const std::vector<std::string>& names, bool all)>;
+
+class SyncerClient : public SlurmSource {
+ public:
+  // `address` host:port of slurm-syncer's gRPC server ("" = none: always unreachable).
+  SyncerClient(std::string address, absl::Duration call_timeout, SlurmChangeHandler on_change);
+  ~SyncerClient() override { Stop(); }
+  SyncerClient(const SyncerClient&) = delete;
+  SyncerClient& operator=(const SyncerClient&) = delete;
+
+  // Watches on a thread of its own, reconnecting with backoff.
+  void Start();
+  void Stop();
+
+  SlurmView View(const std::vector<std::string>& names) override;
+  absl::StatusOr<tidepool::v1::SlurmNode> Drain(const std::string& name,
+                                                const std::string& reason) override;
+  absl::StatusOr<tidepool::v1::SlurmNode> Undrain(const std::string& name,
+                                                  const std::string& if_reason) override;
+  absl::StatusOr<std::optional<tidepool::v1::SlurmNode>> Fresh(const std::string& name) override;
+
+  bool reachable();
+
+ private:
+  void WatchLoop();
+  // One stream until it ends; returns how it ended.
+  std::string WatchOnce();
+  void Apply(const tidepool::v1::WatchNodesResponse& message);
+  void SetUnreachable(std::string reason);
+  absl::StatusOr<tidepool::v1::SlurmNode> Update(const tidepool::v1::UpdateNodeRequest& request);
+  std::unique_ptr<grpc::ClientContext> CallContext() const;
+  bool WaitUnlessStopped(absl::Duration duration);
+
+  const std::string address_;
+  const absl::Duration call_timeout_;
+  const SlurmChangeHandler on_change_;
+  std::unique_ptr<tidepool::v1::SlurmSyncer::Stub> stub_;
+
+  absl::Mutex mutex_;
+  std::map<std::string, tidepool::v1::SlurmNode> nodes_ ABSL_GUARDED_BY(mutex_);
+  std::map<std::string, tidepool::v1::SlurmNode> snapshot_ ABSL_GUARDED_BY(mutex_);
+  bool reachable_ ABSL_GUARDED_BY(mutex_) = false;
+  std::string unreachable_reason_ ABSL_GUARDED_BY(mutex_);
+  grpc::ClientContext* stream_context_ ABSL_GUARDED_BY(mutex_) = nullptr;
+  bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
+  std::thread thread_;
+};
+
+}  // namespace tidepool::nodeset

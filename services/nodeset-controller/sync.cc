@@ -1,0 +1,335 @@
+#include "sync.h"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "builders.h"
+#include "common/log.h"
+#include "k8s/ownership.h"
+#include "k8s/resource.h"
+#include "observe.h"
+#include "plan.h"
+#include "status.h"
+#include "tidepool/naming.h"
+#include "tidepool/resources.h"
+
+namespace tidepool::nodeset {
+namespace {
+
+using k8s::EventType;
+using tidepool::v1::NodeSet;
+
+class NodeSetSync {
+ public:
+  NodeSetSync(const SyncContext& context, k8s::CachedObjectPtr cached, NodeSet node_set)
+      : context_(context), cached_(std::move(cached)), node_set_(std::move(node_set)) {}
+
+  absl::StatusOr<SyncResult> Run() {
+    if (absl::Status s = Observe(); !s.ok()) return s;
+    plan_ = PlanNodeSet(input_);
+    LabelNodes();
+    CreatePods();
+    for (const PodDeletion& deletion : plan_.deletions) ProtectedDelete(deletion);
+    ClearOurDrains();
+    WriteStatus();
+    if (!first_error_.ok()) return first_error_;
+    SyncResult result;
+    if (!plan_.deletions.empty() || plan_.awaiting_replacement > 0) {
+      result.requeue_after = context_.wait_requeue;
+    }
+    return result;
+  }
+
+ private:
+  const std::string& ns() const { return cached_->meta.ns; }
+  const std::string& name() const { return cached_->meta.name; }
+
+  absl::Status Observe() {
+    absl::StatusOr<std::string> hash = TemplateHash(cached_->json);
+    if (!hash.ok()) return hash.status();
+    input_.template_hash = *hash;
+    input_.replicas = node_set_.spec().has_replicas()
+                          ? std::optional<int>(node_set_.spec().replicas())
+                          : std::nullopt;
+    input_.strategy = StrategyOf(node_set_);
+    input_.name_prefix = api::NamePrefix(node_set_);
+    std::vector<std::string> warnings;
+    input_.feasible =
+        FeasibleNodesFor(node_set_, Siblings(), Nodes(), NodesWithClusterPods(), warnings);
+    for (const std::string& warning : warnings) {
+      common::LogDebug("node_fits_two_nodesets",
+                       {{"nodeset", cached_->meta.Key()}, {"warning", warning}});
+    }
+    input_.pods = OwnPods();
+    std::vector<std::string> slurm_names;
+    for (const ObservedPod& pod : input_.pods) slurm_names.push_back(pod.name);
+    slurm_view_ = context_.slurm->View(slurm_names);
+    input_.slurm = &slurm_view_;
+    const int desired_for_budget = input_.replicas.has_value()
+                                       ? std::min<int>(*input_.replicas, input_.feasible.size())
+                                       : static_cast<int>(input_.feasible.size());
+    input_.max_unavailable =
+        ResolveMaxUnavailable(MaxUnavailableText(node_set_), desired_for_budget);
+    return absl::OkStatus();
+  }
+
+  // The NodeSets of the same cluster in this namespace (this one included).
+  std::vector<NodeSet> Siblings() {
+    std::vector<NodeSet> siblings;
+    for (const k8s::CachedObjectPtr& object : context_.informers.node_sets->ListNamespace(ns())) {
+      if (object->meta.deleting && object->meta.name != name()) continue;
+      absl::StatusOr<NodeSet> parsed = api::ParseNodeSet(object->json);
+      if (!parsed.ok()) continue;
+      if (parsed->spec().cluster_ref().name() == node_set_.spec().cluster_ref().name()) {
+        siblings.push_back(*std::move(parsed));
+      }
+    }
+    return siblings;
+  }
+
+  std::vector<tidepool::v1::NodeInfo> Nodes() {
+    std::vector<tidepool::v1::NodeInfo> nodes;
+    for (const k8s::CachedObjectPtr& object : context_.informers.nodes->List()) {
+      if (object->meta.deleting) continue;
+      absl::StatusOr<tidepool::v1::NodeInfo> node = api::ParseNode(object->json);
+      if (node.ok()) nodes.push_back(*std::move(node));
+    }
+    return nodes;
+  }
+
+  // Nodes that run a slurmd pod of this cluster (of any of its NodeSets).
+  std::set<std::string> NodesWithClusterPods() {
+    std::set<std::string> hosting;
+    for (const k8s::CachedObjectPtr& object : context_.informers.pods->ListByLabel(
+             api::kClusterLabel, node_set_.spec().cluster_ref().name())) {
+      if (object->meta.ns != ns() || object->meta.deleting) continue;
+      absl::StatusOr<ObservedPod> pod = ObservePod(object->json);
+      if (pod.ok() && !pod->node_name.empty()) hosting.insert(pod->node_name);
+    }
+    return hosting;
+  }
+
+  // Pods labelled for this NodeSet that it controls (not a namesake's).
+  std::vector<ObservedPod> OwnPods() {
+    std::vector<ObservedPod> pods;
+    for (const k8s::CachedObjectPtr& object :
+         context_.informers.pods->ListByLabel(api::kNodeSetLabel, name())) {
+      if (object->meta.ns != ns() || !k8s::IsControlledBy(object->json, cached_->json)) continue;
+      absl::StatusOr<ObservedPod> pod = ObservePod(object->json);
+      if (pod.ok()) pods.push_back(*std::move(pod));
+    }
+    return pods;
+  }
+
+  void Event(EventType type, absl::string_view reason, absl::string_view action,
+             absl::string_view note) {
+    absl::StatusOr<k8s::ObjectReference> ref = k8s::ReferenceTo(cached_->json);
+    if (ref.ok()) context_.events->Record(*ref, type, reason, action, note);
+    common::Log(type == EventType::kWarning ? common::LogLevel::kWarn : common::LogLevel::kInfo,
+                "nodeset_event",
+                {{"nodeset", cached_->meta.Key()}, {"reason", reason}, {"note", note}});
+  }
+
+  void Fail(absl::Status status) {
+    if (first_error_.ok()) first_error_ = std::move(status);
+  }
+
+  void LabelNodes() {
+    for (const NodeLabel& label : plan_.node_labels) {
+      absl::StatusOr<std::string> patched = context_.client->MergePatch(
+          k8s::Nodes(), "", label.node_name, SlurmNodeLabelPatch(label.slurm_name),
+          {.field_manager = context_.field_manager});
+      if (!patched.ok()) {
+        Event(EventType::kWarning, "FailedLabelNode", "Label",
+              absl::StrCat("could not label Node ", label.node_name, " ", api::kSlurmNodeLabel, "=",
+                           label.slurm_name, ": ", patched.status().message()));
+        Fail(patched.status());
+      }
+    }
+  }
+
+  std::string ComputeImage() {
+    k8s::CachedObjectPtr cluster =
+        context_.informers.clusters->Get(ns(), node_set_.spec().cluster_ref().name());
+    if (cluster == nullptr) return "";
+    absl::StatusOr<tidepool::v1::SlurmCluster> parsed = api::ParseSlurmCluster(cluster->json);
+    return parsed.ok() ? parsed->spec().images().compute() : "";
+  }
+
+  void CreatePods() {
+    if (plan_.creates.empty()) return;
+    const std::string image = ComputeImage();
+    for (const PodToCreate& create : plan_.creates) {
+      absl::StatusOr<std::string> pod = BuildPod({.node_set_json = cached_->json,
+                                                  .slurm_name = create.slurm_name,
+                                                  .node_name = create.node_name,
+                                                  .compute_image = image,
+                                                  .template_hash = input_.template_hash});
+      if (!pod.ok()) {
+        pod_error_ = std::string(pod.status().message());
+        Event(EventType::kWarning, "FailedCreate", "Create",
+              absl::StrCat("cannot build pod ", create.slurm_name, ": ", pod_error_));
+        return;  // the same error for every pod; the spec must change first
+      }
+      CreatePod(create, *pod);
+    }
+  }
+
+  void CreatePod(const PodToCreate& create, const std::string& pod) {
+    absl::StatusOr<std::string> created =
+        context_.client->Create(k8s::Pods(), ns(), pod, {.field_manager = context_.field_manager});
+    if (created.ok()) {
+      context_.metrics->CountPodCreated();
+      Event(EventType::kNormal, "SuccessfulCreate", "Create",
+            absl::StrCat("created pod ", create.slurm_name, " on Node ", create.node_name));
+    } else if (!absl::IsAlreadyExists(created.status())) {  // the cache lags our own create
+      Event(EventType::kWarning, "FailedCreate", "Create",
+            absl::StrCat("pod ", create.slurm_name, " on Node ", create.node_name, ": ",
+                         created.status().message()));
+      Fail(created.status());
+    }
+  }
+
+  void ProtectedDelete(const PodDeletion& deletion) {
+    const char* cause = DeletionCauseName(deletion.cause);
+    switch (deletion.step) {
+      case DeletionStep::kBlocked:
+        Event(EventType::kWarning, "DeletionBlocked", "Delete",
+              absl::StrCat("not deleting pod ", deletion.pod, " (", cause,
+                           "): ", slurm_view_.unreachable_reason));
+        return;
+      case DeletionStep::kDrain:
+        RequestDrain(deletion);
+        return;
+      case DeletionStep::kWaitForJobs:
+        Event(EventType::kNormal, "WaitingForJobs", "Delete",
+              absl::StrCat("pod ", deletion.pod, " (", cause,
+                           ") waits until the jobs on Slurm node ", deletion.pod, " end"));
+        return;
+      case DeletionStep::kDelete:
+        DeleteIfDrained(deletion);
+        return;
+    }
+  }
+
+  void RequestDrain(const PodDeletion& deletion) {
+    const char* reason = DrainReasonFor(deletion.cause);
+    absl::StatusOr<tidepool::v1::SlurmNode> node = context_.slurm->Drain(deletion.pod, reason);
+    if (!node.ok()) {
+      Event(EventType::kWarning, "FailedDrain", "Drain",
+            absl::StrCat("could not drain Slurm node ", deletion.pod, " (", reason,
+                         "): ", node.status().message(), "; pod kept"));
+      return;  // retried on the requeue; a drain someone else set also ends in drained
+    }
+    context_.metrics->CountDrainRequested(DeletionCauseName(deletion.cause));
+    Event(EventType::kNormal, "DrainRequested", "Drain",
+          absl::StrCat("drained Slurm node ", deletion.pod, " (\"", reason,
+                       "\"); its pod is deleted once no job runs there"));
+  }
+
+  // Deletes only after Slurm itself (not the watch's view) says nothing runs there.
+  void DeleteIfDrained(const PodDeletion& deletion) {
+    absl::StatusOr<std::optional<tidepool::v1::SlurmNode>> fresh =
+        context_.slurm->Fresh(deletion.pod);
+    if (!fresh.ok()) {
+      Event(EventType::kWarning, "DeletionBlocked", "Delete",
+            absl::StrCat("not deleting pod ", deletion.pod, ": ", fresh.status().message()));
+      return;
+    }
+    if (fresh->has_value() && !(*fresh)->drained()) {
+      common::LogInfo("delete_deferred", {{"pod", deletion.pod}, {"reason", "not drained now"}});
+      return;
+    }
+    absl::StatusOr<std::string> deleted = context_.client->Delete(
+        k8s::Pods(), ns(), deletion.pod, {.precondition_uid = deletion.uid});
+    if (!deleted.ok() && !absl::IsNotFound(deleted.status())) {
+      Event(EventType::kWarning, "FailedDelete", "Delete",
+            absl::StrCat("pod ", deletion.pod, ": ", deleted.status().message()));
+      Fail(deleted.status());
+      return;
+    }
+    context_.metrics->CountPodDeleted(DeletionCauseName(deletion.cause));
+    Event(EventType::kNormal, "SuccessfulDelete", "Delete",
+          absl::StrCat("deleted pod ", deletion.pod, " (", DeletionCauseName(deletion.cause),
+                       fresh->has_value() ? ") after Slurm node drained idle" : ") not in Slurm"));
+  }
+
+  void ClearOurDrains() {
+    for (const Undrain& undrain : plan_.undrains) {
+      absl::StatusOr<tidepool::v1::SlurmNode> node =
+          context_.slurm->Undrain(undrain.slurm_name, undrain.if_reason);
+      if (!node.ok()) {
+        Event(EventType::kWarning, "FailedUndrain", "Undrain",
+              absl::StrCat("could not clear \"", undrain.if_reason, "\" on Slurm node ",
+                           undrain.slurm_name, ": ", node.status().message()));
+        continue;
+      }
+      context_.metrics->CountUndrain();
+      Event(EventType::kNormal, "Undrained", "Undrain",
+            absl::StrCat("cleared our drain \"", undrain.if_reason, "\" on Slurm node ",
+                         undrain.slurm_name, ": its pod is ready and current"));
+    }
+  }
+
+  void WriteStatus() {
+    absl::StatusOr<tidepool::v1::NodeSetStatus> previous = ParseStatus(cached_->json);
+    const tidepool::v1::NodeSetStatus status =
+        ComputeStatus({.node_set_name = name(),
+                       .generation = cached_->meta.generation,
+                       .observed = &input_,
+                       .plan = &plan_,
+                       .pod_error = pod_error_,
+                       .previous = previous.ok() ? &*previous : nullptr,
+                       .now = context_.clock->Now()});
+    if (previous.ok() && SameStatus(status, *previous)) return;
+    absl::StatusOr<std::string> written =
+        context_.client->MergePatch(NodeSetResource(), ns(), name(), StatusPatch(status),
+                                    {.field_manager = context_.field_manager}, "status");
+    if (!written.ok() && !absl::IsNotFound(written.status())) Fail(written.status());
+  }
+
+  const SyncContext& context_;
+  const k8s::CachedObjectPtr cached_;
+  const NodeSet node_set_;
+  PlanInput input_;
+  SlurmView slurm_view_;
+  Plan plan_;
+  std::string pod_error_;
+  absl::Status first_error_;
+};
+
+}  // namespace
+
+const k8s::ResourceType& NodeSetResource() {
+  static const k8s::ResourceType type{"tidepool.dev", "v1alpha1", "nodesets", true};
+  return type;
+}
+
+const k8s::ResourceType& SlurmClusterResource() {
+  static const k8s::ResourceType type{"tidepool.dev", "v1alpha1", "slurmclusters", true};
+  return type;
+}
+
+absl::StatusOr<SyncResult> SyncNodeSet(const SyncContext& context, const std::string& key) {
+  k8s::CachedObjectPtr cached = context.informers.node_sets->Get(key);
+  // Gone: its pods go with it (ownerReferences; the garbage collector deletes them).
+  if (cached == nullptr || cached->meta.deleting) return SyncResult{};
+  absl::StatusOr<NodeSet> node_set = api::ParseNodeSet(cached->json);
+  if (!node_set.ok()) {
+    // Nothing to retry until the spec changes (which enqueues the key again).
+    common::LogWarn("nodeset_invalid", {{"nodeset", key}, {"error", node_set.status()}});
+    absl::StatusOr<k8s::ObjectReference> ref = k8s::ReferenceTo(cached->json);
+    if (ref.ok()) {
+      context.events->Record(*ref, EventType::kWarning, "InvalidSpec", "Sync",
+                             node_set.status().message());
+    }
+    return SyncResult{};
+  }
+  return NodeSetSync(context, std::move(cached), *std::move(node_set)).Run();
+}
+
+}  // namespace tidepool::nodeset

@@ -1,0 +1,51 @@
+#pragma once
+
+// One NodeSet key: observe (informer caches, Slurm view) → plan (plan.h) → act (create
+// pods, label Nodes, drain through the syncer, delete drained pods, clear our drains) →
+// write status from what was observed.
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "common/clock.h"
+#include "k8s/client.h"
+#include "k8s/event_recorder.h"
+#include "k8s/informer.h"
+#include "metrics.h"
+#include "slurm_source.h"
+
+namespace tidepool::nodeset {
+
+// tidepool.dev/v1alpha1 nodesets and slurmclusters.
+const k8s::ResourceType& NodeSetResource();
+const k8s::ResourceType& SlurmClusterResource();
+
+struct Informers {
+  k8s::Informer* node_sets = nullptr;
+  k8s::Informer* nodes = nullptr;
+  k8s::Informer* pods = nullptr;  // slurmd pods only (label selector)
+  k8s::Informer* clusters = nullptr;
+};
+
+struct SyncContext {
+  k8s::Client* client = nullptr;
+  Informers informers;
+  SlurmSource* slurm = nullptr;
+  k8s::EventRecorder* events = nullptr;
+  ControllerMetrics* metrics = nullptr;
+  common::Clock* clock = common::RealClock();
+  std::string field_manager = "nodeset-controller";
+  // How soon to look again while a deletion waits for a drain or for jobs (Slurm watch
+  // changes usually wake the key sooner).
+  absl::Duration wait_requeue = absl::Seconds(5);
+};
+
+struct SyncResult {
+  absl::Duration requeue_after = absl::ZeroDuration();  // zero: only on the next event
+};
+
+// Errors are the first failed write; the caller retries the key with backoff.
+absl::StatusOr<SyncResult> SyncNodeSet(const SyncContext& context, const std::string& key);
+
+}  // namespace tidepool::nodeset
