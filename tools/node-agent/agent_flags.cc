@@ -28,6 +28,10 @@ ABSL_FLAG(std::string, slurm_run_dir, "",
           "The Slurm environment's run dir; empty: ${TIDEPOOL_RUN_DIR:-/run/tidepool}/slurm");
 ABSL_FLAG(std::string, config_namespace, "",
           "Namespace of the slurm-config ConfigMap to project; empty: all namespaces");
+ABSL_FLAG(std::string, gpu_placeholder_files, "",
+          "With --gpu_count: also project empty files <this>0..<gpu_count-1> next to the "
+          "configuration, for gres.conf File= entries (point the cluster's GPU device prefix "
+          "at <config dir in Slurm>/<this>); empty: none");
 ABSL_FLAG(std::string, config_dir, "",
           "Where the projected configuration is written; empty: a new directory in /tmp");
 ABSL_FLAG(bool, cleanup_nodes, false, "Delete the Nodes (and their Leases) on shutdown");
@@ -124,6 +128,10 @@ absl::StatusOr<AgentOptions> ReadAgentFlags() {
   if (options.slurm_run_dir.empty()) options.slurm_run_dir = DefaultSlurmRunDir();
   options.config_namespace = absl::GetFlag(FLAGS_config_namespace);
   options.config_dir = absl::GetFlag(FLAGS_config_dir);
+  options.gpu_placeholder_files = absl::GetFlag(FLAGS_gpu_placeholder_files);
+  if (options.gpu_placeholder_files.find('/') != std::string::npos) {
+    return FlagError("gpu_placeholder_files", "is a file name prefix, not a path");
+  }
   options.cleanup_nodes = absl::GetFlag(FLAGS_cleanup_nodes);
   options.timings = {.lease_interval = absl::GetFlag(FLAGS_lease_interval),
                      .heartbeat_interval = absl::GetFlag(FLAGS_heartbeat_interval),

@@ -56,6 +56,7 @@ struct AgentOptions {
   std::string slurm_run_dir;                      // the environment's run dir (pid files, nodes)
   std::string config_namespace;                   // empty: all namespaces
   std::string config_dir;                         // empty: a fresh temporary directory
+  std::string gpu_placeholder_files;              // file name prefix; empty: none
   bool cleanup_nodes = false;
   AgentTimings timings;
 };

@@ -72,13 +72,20 @@ absl::Status WriteConfigDir(const std::string& dir, const ConfigFiles& files) {
   return absl::OkStatus();
 }
 
+void AddGpuPlaceholders(const std::string& prefix, int count, ConfigFiles& files) {
+  if (prefix.empty()) return;
+  for (int i = 0; i < count; ++i) files.emplace(absl::StrCat(prefix, i), "");
+}
+
 ConfigProjector::ConfigProjector(k8s::Informer& config_maps, SlurmTestenv& slurm, std::string dir,
-                                 std::function<void()> on_applied, absl::Duration retry_interval)
+                                 std::function<void()> on_applied, absl::Duration retry_interval,
+                                 GpuPlaceholders gpu_placeholders)
     : config_maps_(config_maps),
       slurm_(slurm),
       dir_(std::move(dir)),
       on_applied_(std::move(on_applied)),
-      retry_interval_(retry_interval) {}
+      retry_interval_(retry_interval),
+      gpu_placeholders_(std::move(gpu_placeholders)) {}
 
 void ConfigProjector::Start() {
   worker_ = std::make_unique<common::PeriodicWorker>(retry_interval_, [this] { ProjectOnce(); });
@@ -105,7 +112,9 @@ void ConfigProjector::ProjectOnce() {
     common::LogWarn("slurm_config_ignored",
                     {{"used", config->source}, {"ignored", absl::StrJoin(ignored, ",")}});
   }
-  absl::Status applied = WriteConfigDir(dir_, config->files);
+  ConfigFiles files = config->files;
+  AddGpuPlaceholders(gpu_placeholders_.prefix, gpu_placeholders_.count, files);
+  absl::Status applied = WriteConfigDir(dir_, files);
   if (applied.ok()) applied = slurm_.Reconfigure(dir_);
   common::LogInfo("slurm_config_projected",
                   {{"config_map", config->source}, {"dir", dir_}, {"result", applied}});

@@ -38,12 +38,24 @@ std::optional<ProjectedConfig> ChooseConfig(const std::vector<k8s::CachedObjectP
 // InvalidArgument for a file name that is not a plain name.
 absl::Status WriteConfigDir(const std::string& dir, const ConfigFiles& files);
 
+// Empty files "<prefix>0" … "<prefix><count-1>" added to the projected ones: simulated
+// Nodes have no GPUs, and slurmd refuses gres.conf File= entries that do not exist, so
+// the configuration points its GPU device prefix at these (a kubelet device plugin's
+// job on a real node).
+void AddGpuPlaceholders(const std::string& prefix, int count, ConfigFiles& files);
+
+struct GpuPlaceholders {
+  std::string prefix;  // empty: none
+  int count = 0;
+};
+
 class ConfigProjector {
  public:
   // `on_applied` runs after each successful reconfigure. The informer and environment
   // outlive the projector.
   ConfigProjector(k8s::Informer& config_maps, SlurmTestenv& slurm, std::string dir,
-                  std::function<void()> on_applied, absl::Duration retry_interval);
+                  std::function<void()> on_applied, absl::Duration retry_interval,
+                  GpuPlaceholders gpu_placeholders = {});
   ~ConfigProjector() { Stop(); }
 
   void Start();
@@ -57,6 +69,7 @@ class ConfigProjector {
   const std::string dir_;
   const std::function<void()> on_applied_;
   const absl::Duration retry_interval_;
+  const GpuPlaceholders gpu_placeholders_;
   std::optional<ConfigFiles> applied_;  // only the worker thread touches it
   std::unique_ptr<common::PeriodicWorker> worker_;
 };
