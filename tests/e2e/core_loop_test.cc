@@ -1,0 +1,284 @@
+// The core loop end to end: a real API server and a real Slurm (the ctest fixtures),
+// the four services of the loop as separate processes talking gRPC, and tools/node-agent
+// playing kubelet for four simulated H100 Nodes with a real slurmd each. The sample
+// cluster of manifests/samples/local (two NodeSets of two Nodes) is applied once; every
+// test case leaves it as it found it.
+#include <signal.h>
+
+#include <algorithm>
+#include <catch2/catch_test_macros.hpp>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "support/child_process.h"
+#include "support/http_get.h"
+#include "support/ports.h"
+#include "support/testenv.h"
+
+namespace tidepool::testing {
+namespace {
+
+constexpr int kNodes = 4;
+
+std::string Binary(const char* variable) {
+  const char* path = std::getenv(variable);
+  REQUIRE(path != nullptr);
+  return path;
+}
+
+std::optional<absl::Duration> Eventually(const std::function<bool()>& check,
+                                         absl::Duration timeout = absl::Seconds(60)) {
+  const absl::Time start = absl::Now();
+  while (absl::Now() - start < timeout) {
+    if (check()) return absl::Now() - start;
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  return std::nullopt;
+}
+
+struct Component {
+  std::string name;
+  std::optional<ChildProcess> process;
+  uint16_t http_port = 0;
+};
+
+// The system, started once per test binary and stopped at exit.
+class System {
+ public:
+  static System& Get() {
+    static System* system = new System();  // stopped by the atexit hook below
+    return *system;
+  }
+
+  std::string Kubectl(const std::vector<std::string>& args) {
+    absl::StatusOr<CommandResult> r = testing::Kubectl(kube_, args);
+    REQUIRE(r.ok());
+    INFO("kubectl " << absl::StrJoin(args, " ") << ": " << r->output);
+    REQUIRE(r->exit_code == 0);
+    return r->output;
+  }
+  std::string Slurm(const std::vector<std::string>& args) {
+    absl::StatusOr<CommandResult> r = SlurmExec(slurm_, args);
+    REQUIRE(r.ok());
+    INFO(absl::StrJoin(args, " ") << ": " << r->output);
+    REQUIRE(r->exit_code == 0);
+    return r->output;
+  }
+  // "NAME STATE REASON" lines of sinfo -N, one per Slurm node.
+  std::string SlurmNodes() {
+    absl::StatusOr<CommandResult> r = SlurmExec(slurm_, {"sinfo", "-h", "-N", "-o", "%N %T %E"});
+    return r.ok() ? r->output : "";
+  }
+  int IdleNodes() {
+    int idle = 0;
+    for (absl::string_view line : absl::StrSplit(SlurmNodes(), '\n', absl::SkipEmpty())) {
+      if (absl::StrContains(line, " idle ")) ++idle;
+    }
+    return idle;
+  }
+  std::string SlurmReason(const std::string& node) {
+    absl::StatusOr<CommandResult> r = SlurmExec(slurm_, {"sinfo", "-h", "-n", node, "-o", "%E"});
+    return r.ok() ? std::string(absl::StripAsciiWhitespace(r->output)) : "";
+  }
+  std::string Json(const std::vector<std::string>& args, const std::string& path) {
+    std::vector<std::string> full = args;
+    full.push_back("-o");
+    full.push_back("jsonpath=" + path);
+    absl::StatusOr<CommandResult> r = testing::Kubectl(kube_, full);
+    return r.ok() && r->exit_code == 0 ? r->output : "";
+  }
+  bool AllReady() {
+    return IdleNodes() == kNodes &&
+           Json({"get", "nodesets", "-n", "hpc"}, "{.items[*].status.numberReady}") == "2 2";
+  }
+  void Restart(const std::string& name) {
+    for (Component& c : components_) {
+      if (c.name != name) continue;
+      REQUIRE(c.process->Signal(SIGKILL).ok());
+      (void)c.process->WaitForExit(absl::Seconds(10));
+      c.process.reset();
+      Launch(c, args_.at(name));
+    }
+  }
+
+ private:
+  System() : kube_(Kubernetes().value()), slurm_(testing::Slurm().value()) {
+    Kubectl({"apply", "-f", SourceRoot() + "/manifests/crds"});
+    Kubectl({"wait", "--for=condition=Established", "--timeout=60s",
+             "crd/slurmclusters.tidepool.dev", "crd/nodesets.tidepool.dev"});
+    Kubectl({"apply", "-f", SourceRoot() + "/manifests/rbac/namespace.yaml"});
+    StartComponents();
+    Kubectl({"apply", "-f", SourceRoot() + "/manifests/samples/local/cluster.yaml"});
+    (void)testing::Kubectl(kube_, {"-n", "hpc", "create", "serviceaccount", "default"});
+    std::atexit([] { Get().Stop(); });
+  }
+
+  void StartComponents() {
+    const uint16_t renderer = FreeLoopbackPort().value();
+    const uint16_t syncer = FreeLoopbackPort().value();
+    const std::string kube = "--kubeconfig=" + kube_.kubeconfig;
+    const std::string lease_ns = "--leader_election_namespace=tidepool-system";
+    args_ = {
+        {"config-renderer", {}},
+        {"slurm-syncer",
+         {"--slurm_rest_url=" + slurm_.rest_url, "--slurm_jwt_key_file=" + slurm_.jwt_key_file,
+          "--slurm_jwt_user=" + slurm_.token_user, kube, lease_ns}},
+        {"nodeset-controller",
+         {kube, lease_ns, absl::StrCat("--syncer_address=127.0.0.1:", syncer)}},
+        {"cluster-controller",
+         {kube, lease_ns, absl::StrCat("--renderer_address=127.0.0.1:", renderer),
+          absl::StrCat("--syncer_address=127.0.0.1:", syncer),
+          "--gpu_device_prefix=/etc/slurm/fake-nvidia", "--cgroup_plugin=disabled",
+          "--config_propagation_delay=2s"}},
+        {"node-agent",
+         {kube, absl::StrCat("--nodes=", kNodes), "--node_prefix=sim-", "--gpu_count=8",
+          "--gpu_product=NVIDIA-H100-80GB-HBM3",
+          "--node_labels_file=" + SourceRoot() + "/manifests/samples/local/node-labels",
+          "--gpu_placeholder_files=fake-nvidia", "--config_namespace=hpc", "--cleanup_nodes",
+          "--resync_interval=2s"}},
+    };
+    fixed_ports_ = {{"config-renderer", renderer}, {"slurm-syncer", syncer}};
+    for (const char* name : {"config-renderer", "slurm-syncer", "nodeset-controller",
+                             "cluster-controller", "node-agent"}) {
+      components_.push_back({.name = name});
+      Launch(components_.back(), args_.at(name));
+    }
+  }
+
+  void Launch(Component& c, std::vector<std::string> args) {
+    if (c.name != "node-agent") {
+      auto fixed = fixed_ports_.find(c.name);
+      const uint16_t grpc =
+          fixed != fixed_ports_.end() ? fixed->second : FreeLoopbackPort().value();
+      c.http_port = FreeLoopbackPort().value();
+      args.insert(args.begin(), {"--listen_address=127.0.0.1", absl::StrCat("--grpc_port=", grpc),
+                                 absl::StrCat("--http_port=", c.http_port)});
+    }
+    std::string variable = "TIDEPOOL_BIN_" + c.name;
+    std::replace(variable.begin(), variable.end(), '-', '_');
+    absl::StatusOr<ChildProcess> process = ChildProcess::Spawn(Binary(variable.c_str()), args);
+    REQUIRE(process.ok());
+    c.process.emplace(*std::move(process));
+  }
+
+  void Stop() {
+    for (auto it = components_.rbegin(); it != components_.rend(); ++it) {
+      if (!it->process) continue;
+      (void)it->process->Signal(SIGTERM);
+      (void)it->process->WaitForExit(absl::Seconds(20));
+    }
+    (void)testing::Kubectl(kube_, {"delete", "--wait=false", "-f",
+                                   SourceRoot() + "/manifests/samples/local/cluster.yaml"});
+  }
+
+  KubernetesEnv kube_;
+  SlurmEnv slurm_;
+  std::map<std::string, std::vector<std::string>> args_;
+  std::map<std::string, uint16_t> fixed_ports_;
+  std::vector<Component> components_;
+};
+
+System& ReadySystem() {
+  System& system = System::Get();
+  auto took = Eventually([&] { return system.AllReady(); }, absl::Seconds(240));
+  INFO(system.SlurmNodes());
+  REQUIRE(took.has_value());
+  return system;
+}
+
+TEST_CASE("the sample cluster reaches sinfo with every node idle and its NodeSets all ready") {
+  System& s = ReadySystem();
+  const std::string nodes = s.SlurmNodes();
+  for (const char* name : {"gpu-a-01", "gpu-a-02", "gpu-b-01", "gpu-b-02"}) {
+    CHECK(absl::StrContains(nodes, absl::StrCat(name, " idle")));
+  }
+  CHECK(s.Json({"get", "nodesets", "-n", "hpc", "h100-a"}, "{.status.slurmIdle}") == "2");
+  CHECK(s.Json({"get", "slurmcluster", "-n", "hpc", "local"},
+               "{.status.conditions[?(@.type==\"Ready\")].status}") == "True");
+  const std::string gres = s.Slurm({"scontrol", "show", "node", "gpu-a-01"});
+  CHECK(absl::StrContains(gres, "Gres=gpu:h100:8"));
+}
+
+TEST_CASE("cordon drains with the reason, uncordon brings the node back to idle") {
+  System& s = ReadySystem();
+  s.Kubectl({"annotate", "--overwrite", "node", "sim-03", "tidepool.dev/cordon-reason=disk swap"});
+  const absl::Time start = absl::Now();
+  s.Kubectl({"cordon", "sim-03"});
+  auto drained = Eventually([&] { return s.SlurmReason("gpu-b-01") == "k8s: cordon: disk swap"; });
+  REQUIRE(drained.has_value());
+  WARN("cordon → Slurm DRAIN (incl. kubectl): " << absl::FormatDuration(absl::Now() - start));
+  CHECK(Eventually([&] {
+          return s.Json({"get", "node", "sim-03"},
+                        "{.status.conditions[?(@.type==\"SlurmDrain\")].status}") == "True";
+        }).has_value());
+  s.Kubectl({"uncordon", "sim-03"});
+  CHECK(Eventually([&] { return s.IdleNodes() == kNodes; }).has_value());
+}
+
+TEST_CASE("a pod not ready drains its node; ready again, it is idle") {
+  System& s = ReadySystem();
+  s.Kubectl({"-n", "hpc", "annotate", "--overwrite", "pod", "gpu-a-02",
+             "agent.tidepool.dev/ready=false"});
+  CHECK(Eventually([&] { return s.SlurmReason("gpu-a-02") == "k8s: pod not ready"; }).has_value());
+  s.Kubectl({"-n", "hpc", "annotate", "pod", "gpu-a-02", "agent.tidepool.dev/ready-"});
+  CHECK(Eventually([&] { return s.IdleNodes() == kNodes; }).has_value());
+}
+
+TEST_CASE("a person's scontrol drain survives Kubernetes causes and shows on the Node") {
+  System& s = ReadySystem();
+  s.Slurm({"scontrol", "update", "nodename=gpu-b-02", "state=drain", "reason=bad DIMM"});
+  CHECK(Eventually([&] {
+          return s.Json({"get", "node", "sim-04"},
+                        "{.status.conditions[?(@.type==\"SlurmCordon\")].status}") == "True";
+        }).has_value());
+  s.Kubectl({"cordon", "sim-04"});
+  absl::SleepFor(absl::Seconds(3));
+  CHECK(s.SlurmReason("gpu-b-02") == "bad DIMM");
+  s.Kubectl({"uncordon", "sim-04"});
+  absl::SleepFor(absl::Seconds(3));
+  CHECK(s.SlurmReason("gpu-b-02") == "bad DIMM");
+  s.Slurm({"scontrol", "update", "nodename=gpu-b-02", "state=resume"});
+  CHECK(Eventually([&] { return s.IdleNodes() == kNodes; }).has_value());
+}
+
+TEST_CASE("scale down drains and removes one node, scale up brings it back") {
+  System& s = ReadySystem();
+  s.Kubectl({"-n", "hpc", "scale", "nodeset", "h100-b", "--replicas=1"});
+  REQUIRE(Eventually(
+              [&] {
+                return s.Json({"-n", "hpc", "get", "pods", "-l", "tidepool.dev/nodeset=h100-b"},
+                              "{.items[*].metadata.name}") == "gpu-b-01";
+              },
+              absl::Seconds(90))
+              .has_value());
+  CHECK(
+      Eventually([&] { return !absl::StrContains(s.SlurmNodes(), "gpu-b-02"); }, absl::Seconds(60))
+          .has_value());
+  s.Kubectl({"-n", "hpc", "scale", "nodeset", "h100-b", "--replicas=2"});
+  CHECK(Eventually([&] { return s.AllReady(); }, absl::Seconds(120)).has_value());
+}
+
+TEST_CASE("a killed controller restarted converges with no duplicate pods") {
+  System& s = ReadySystem();
+  s.Restart("nodeset-controller");
+  s.Kubectl({"-n", "hpc", "delete", "pod", "gpu-a-01", "--wait=false"});
+  CHECK(Eventually([&] { return s.AllReady(); }, absl::Seconds(120)).has_value());
+  CHECK(s.Json({"-n", "hpc", "get", "pods"}, "{.items[*].metadata.name}") ==
+        "gpu-a-01 gpu-a-02 gpu-b-01 gpu-b-02");
+  CHECK(s.Json({"get", "node", "sim-01"}, "{.metadata.labels.tidepool\\.dev/slurm-node}") ==
+        "gpu-a-01");
+}
+
+}  // namespace
+}  // namespace tidepool::testing
