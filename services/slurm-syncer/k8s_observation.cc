@@ -18,21 +18,6 @@ std::map<std::string, std::string> StringMap(const rapidjson::Value* object) {
   return out;
 }
 
-std::map<std::string, ConditionView> Conditions(const rapidjson::Value& object) {
-  std::map<std::string, ConditionView> out;
-  const rapidjson::Value* status = FindMember(object, "status");
-  const rapidjson::Value* list = status != nullptr ? FindMember(*status, "conditions") : nullptr;
-  if (list == nullptr || !list->IsArray()) return out;
-  for (const rapidjson::Value& condition : list->GetArray()) {
-    out[StringMember(condition, "type")] = {
-        .status = StringMember(condition, "status"),
-        .reason = StringMember(condition, "reason"),
-        .message = StringMember(condition, "message"),
-        .last_transition_time = StringMember(condition, "lastTransitionTime")};
-  }
-  return out;
-}
-
 const rapidjson::Value& Metadata(const rapidjson::Value& object) {
   static const rapidjson::Value kEmpty(rapidjson::kObjectType);
   const rapidjson::Value* metadata = FindMember(object, "metadata");
@@ -56,7 +41,7 @@ absl::StatusOr<PodObservation> ObservePod(absl::string_view json) {
   if (const rapidjson::Value* spec = FindMember(*doc, "spec"); spec != nullptr) {
     pod.node_name = StringMember(*spec, "nodeName");
   }
-  pod.conditions = Conditions(*doc);
+  pod.conditions = k8s::ReadConditions(*doc);
   auto ready = pod.conditions.find("Ready");
   pod.ready = ready != pod.conditions.end() && ready->second.status == "True";
   return pod;
@@ -74,7 +59,7 @@ absl::StatusOr<NodeObservation> ObserveNode(absl::string_view json) {
   if (const rapidjson::Value* spec = FindMember(*doc, "spec"); spec != nullptr) {
     node.unschedulable = k8s::BoolMember(*spec, "unschedulable");
   }
-  node.conditions = Conditions(*doc);
+  node.conditions = k8s::ReadConditions(*doc);
   return node;
 }
 

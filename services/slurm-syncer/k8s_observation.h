@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "k8s/conditions.h"
 
 namespace tidepool::syncer {
 
@@ -17,12 +18,7 @@ inline constexpr char kCordonReasonAnnotation[] = "tidepool.dev/cordon-reason";
 // The pod condition the syncer keeps with the Slurm node's state.
 inline constexpr char kSlurmPodCondition[] = "tidepool.dev/SlurmNodeReady";
 
-struct ConditionView {
-  std::string status;  // "True" | "False" | "Unknown"
-  std::string reason;
-  std::string message;
-  std::string last_transition_time;
-};
+using ConditionView = k8s::Condition;
 
 struct PodObservation {
   std::string ns;

@@ -24,24 +24,16 @@ struct DesiredCondition {
   bool status = false;
   std::string reason;
   std::string message;
+
+  k8s::Condition AsCondition() const {
+    return {
+        .type = type, .status = status ? "True" : "False", .reason = reason, .message = message};
+  }
 };
 
-// The condition as it should be, or nullopt when `current` already says it.
 bool SameCondition(const std::map<std::string, ConditionView>& current,
                    const DesiredCondition& want) {
-  auto it = current.find(want.type);
-  return it != current.end() && it->second.status == (want.status ? "True" : "False") &&
-         it->second.reason == want.reason && it->second.message == want.message;
-}
-
-std::string TransitionTime(const std::map<std::string, ConditionView>& current,
-                           const DesiredCondition& want, absl::Time now) {
-  auto it = current.find(want.type);
-  if (it != current.end() && it->second.status == (want.status ? "True" : "False") &&
-      !it->second.last_transition_time.empty()) {
-    return it->second.last_transition_time;
-  }
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", now, absl::UTCTimeZone());
+  return k8s::ConditionUnchanged(current, want.AsCondition());
 }
 
 void WriteString(JsonWriter& w, absl::string_view key, absl::string_view value) {
@@ -74,7 +66,7 @@ std::string ConditionsApplyBody(absl::string_view kind, absl::string_view ns,
     WriteString(w, "status", c.status ? "True" : "False");
     WriteString(w, "reason", c.reason);
     WriteString(w, "message", c.message);
-    WriteString(w, "lastTransitionTime", TransitionTime(current, c, now));
+    WriteString(w, "lastTransitionTime", k8s::TransitionTime(current, c.AsCondition(), now));
     w.EndObject();
   }
   w.EndArray();

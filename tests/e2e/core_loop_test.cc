@@ -22,6 +22,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "support/child_process.h"
+#include "support/eventually.h"
 #include "support/http_get.h"
 #include "support/ports.h"
 #include "support/testenv.h"
@@ -39,12 +40,7 @@ std::string Binary(const char* variable) {
 
 std::optional<absl::Duration> Eventually(const std::function<bool()>& check,
                                          absl::Duration timeout = absl::Seconds(60)) {
-  const absl::Time start = absl::Now();
-  while (absl::Now() - start < timeout) {
-    if (check()) return absl::Now() - start;
-    absl::SleepFor(absl::Milliseconds(100));
-  }
-  return std::nullopt;
+  return PollUntil(check, timeout, absl::Milliseconds(50));
 }
 
 struct Component {

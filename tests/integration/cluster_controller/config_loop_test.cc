@@ -19,6 +19,7 @@
 #include "k8s/object_json.h"
 #include "k8s/resource.h"
 #include "support/child_process.h"
+#include "support/eventually.h"
 #include "support/http_get.h"
 #include "support/kube_namespace.h"
 #include "support/ports.h"
@@ -44,12 +45,7 @@ void RequireOk(const absl::Status& status) {
 
 std::optional<absl::Duration> Eventually(const std::function<bool()>& check,
                                          absl::Duration timeout = absl::Seconds(30)) {
-  const absl::Time start = absl::Now();
-  while (absl::Now() - start < timeout) {
-    if (check()) return absl::Now() - start;
-    absl::SleepFor(absl::Milliseconds(100));
-  }
-  return std::nullopt;
+  return PollUntil(check, timeout, absl::Milliseconds(50));
 }
 
 struct Service {

@@ -16,6 +16,7 @@
 #include "k8s/config.h"
 #include "k8s/object_json.h"
 #include "k8s/resource.h"
+#include "support/eventually.h"
 #include "support/kube_namespace.h"
 #include "support/testenv.h"
 #include "syncer_process.h"
@@ -39,15 +40,9 @@ std::unique_ptr<k8s::Client> RequireClient(const KubernetesEnv& env) {
   return std::make_unique<k8s::Client>(*std::move(config));
 }
 
-// Polls `check` until true or `timeout`; returns how long it took (nullopt: never).
 std::optional<absl::Duration> Eventually(const std::function<bool()>& check,
                                          absl::Duration timeout = absl::Seconds(20)) {
-  const absl::Time start = absl::Now();
-  while (absl::Now() - start < timeout) {
-    if (check()) return absl::Now() - start;
-    absl::SleepFor(absl::Milliseconds(50));
-  }
-  return std::nullopt;
+  return PollUntil(check, timeout, absl::Milliseconds(50));
 }
 
 std::string KubeNodeFor(const std::string& slurm_node) { return "two-way-" + slurm_node; }
