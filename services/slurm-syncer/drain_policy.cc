@@ -28,7 +28,8 @@ absl::StatusOr<std::optional<NodeUpdate>> PlanDrain(const Node& current,
   if (current.state.Has(NodeState::kDrain) && current.reason == request.reason) {
     return std::nullopt;
   }
-  if (!current.reason.empty() && !IsOwnedReason(current.reason) && !request.force) {
+  if (ReasonActive(current) && !current.reason.empty() && !IsOwnedReason(current.reason) &&
+      !request.force) {
     return NotOwned(current, "replaces");
   }
   return NodeUpdate{.state = NodeUpdate::State::kDrain, .reason = request.reason};
@@ -50,6 +51,11 @@ absl::StatusOr<std::optional<NodeUpdate>> PlanUndrain(const Node& current,
 
 bool IsOwnedReason(absl::string_view reason) {
   return absl::StartsWith(reason, kOwnedReasonPrefix);
+}
+
+bool ReasonActive(const Node& node) {
+  return node.state.Has(NodeState::kDrain) || node.state.Has(NodeState::kDown) ||
+         node.state.Has(NodeState::kFail);
 }
 
 absl::Status ValidateDrainRequest(const DrainRequest& request) {

@@ -19,6 +19,11 @@ inline constexpr absl::string_view kOwnedReasonPrefix = "k8s:";
 // True for reasons the syncer made ("k8s: cordon: maintenance").
 bool IsOwnedReason(absl::string_view reason);
 
+// True while the node's reason means something: it is drained, down or failed. Slurm
+// keeps a reason after a node is resumed or undrained (24.11 does); such a stale
+// reason holds nothing back.
+bool ReasonActive(const slurm::rest::Node& node);
+
 struct DrainRequest {
   enum class Action { kUnspecified, kDrain, kUndrain };
   std::string node;

@@ -164,7 +164,9 @@ std::optional<DrainRequest> PlanSlurmUpdate(const std::optional<std::string>& de
     if (drained && slurm.reason == *desired) return std::nullopt;
     // Held by someone else's drain already, or a reason (Slurm's DOWN) not to overwrite.
     if (drained && !IsSyncCause(slurm.reason)) return std::nullopt;
-    if (!drained && !slurm.reason.empty() && !IsOwnedReason(slurm.reason)) return std::nullopt;
+    if (ReasonActive(slurm) && !slurm.reason.empty() && !IsOwnedReason(slurm.reason)) {
+      return std::nullopt;  // DOWN or FAIL with Slurm's or a person's reason
+    }
     return DrainRequest{
         .node = slurm.name, .action = DrainRequest::Action::kDrain, .reason = *desired};
   }
@@ -178,7 +180,7 @@ std::optional<DrainRequest> PlanSlurmUpdate(const std::optional<std::string>& de
 std::optional<std::string> PodAnnotationPatch(const PodObservation& pod, const Node& slurm) {
   const std::vector<std::pair<std::string, std::string>> want = {
       {api::kSlurmStateAnnotation, slurm.state.ToString()},
-      {api::kSlurmReasonAnnotation, slurm.reason}};
+      {api::kSlurmReasonAnnotation, ReasonActive(slurm) ? slurm.reason : ""}};
   if (AnnotationsSay(pod.annotations, want)) return std::nullopt;
   return AnnotationPatch(want);
 }

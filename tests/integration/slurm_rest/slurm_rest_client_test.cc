@@ -243,7 +243,7 @@ TEST_CASE("GetNodesSince returns a node drained with scontrol") {
   RequireExec(env,
               {"scontrol", "update", absl::StrCat("nodename=", name), "state=drain", "reason=x"});
   absl::StatusOr<NodeList> changed = client->GetNodesSince(full->last_update);
-  RequireExec(env, {"scontrol", "update", absl::StrCat("nodename=", name), "state=undrain"});
+  RequireExec(env, {"scontrol", "update", absl::StrCat("nodename=", name), "state=resume"});
   INFO(changed.status().ToString());
   REQUIRE(changed.ok());
   CHECK_FALSE(changed->unchanged);

@@ -169,9 +169,7 @@ std::vector<std::string> SnapshotNodes(NodeWatch& watch) {
 
 // Puts nodes back to idle whatever a test left behind (drains by anyone).
 void ResumeAll(const SlurmEnv& env) {
-  for (const std::string& node : env.node_names) {
-    (void)SlurmExec(env, {"scontrol", "update", "nodename=" + node, "state=resume"});
-  }
+  for (const std::string& node : env.node_names) ResetSlurmNode(env, node);
 }
 
 TEST_CASE("the syncer reports Slurm's nodes, pings, and watches a scontrol drain arrive") {
@@ -495,26 +493,11 @@ grpc::Status FreshNodesStatus(Syncer& syncer) {
   return status;
 }
 
-TEST_CASE("wrong or expired credentials are a clear authentication error") {
-  const SlurmEnv env = RequireSlurm();
-  const std::string dir = std::filesystem::temp_directory_path().string();
-  std::vector<std::string> args = {"--slurm_rest_url=" + env.rest_url};
-  std::string credential;
-  SECTION("a JWT minted from the wrong key") {
-    credential = absl::StrCat(dir, "/wrong-jwt-", getpid(), ".key");
-    std::ofstream(credential) << "not the key slurmctld knows, but long enough to sign";
-    args.push_back("--slurm_jwt_key_file=" + credential);
-    args.push_back("--slurm_jwt_user=" + env.token_user);
-  }
-  SECTION("an expired token from a token file") {
-    // header {"alg":"HS256","typ":"JWT"}, claims exp/iat in 2001, signed with another key.
-    credential = absl::StrCat(dir, "/expired-", getpid(), ".jwt");
-    std::ofstream(credential) << "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9."
-                                 "eyJleHAiOjEwMDAwMDAwMDAsImlhdCI6OTk5OTk5MDAwLCJzdW4iOiJyb290In0."
-                                 "c2lnbmF0dXJl";
-    args.push_back("--slurm_token_file=" + credential);
-  }
-  Syncer syncer(args);
+// A syncer started with `credential_flag` answers a fresh read with a clear
+// authentication error and reports itself unready.
+void ExpectAuthenticationError(const SlurmEnv& env, std::vector<std::string> credential_flags) {
+  credential_flags.push_back("--slurm_rest_url=" + env.rest_url);
+  Syncer syncer(credential_flags);
   const grpc::Status status = FreshNodesStatus(syncer);
   CAPTURE(status.error_message());
   CHECK(status.error_code() == grpc::StatusCode::UNAUTHENTICATED);
@@ -523,7 +506,27 @@ TEST_CASE("wrong or expired credentials are a clear authentication error") {
   REQUIRE(ready.ok());
   CHECK(ready->status == 503);
   CHECK(absl::StrContains(ready->body, "slurm"));
-  std::remove(credential.c_str());
+}
+
+TEST_CASE("wrong or expired credentials are a clear authentication error") {
+  const SlurmEnv env = RequireSlurm();
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  SECTION("a JWT minted from the wrong key") {
+    const std::string key = absl::StrCat(dir, "/wrong-jwt-", getpid(), ".key");
+    std::ofstream(key) << "not the key slurmctld knows, but long enough to sign";
+    ExpectAuthenticationError(
+        env, {"--slurm_jwt_key_file=" + key, "--slurm_jwt_user=" + env.token_user});
+    std::remove(key.c_str());
+  }
+  SECTION("an expired token from a token file") {
+    // header {"alg":"HS256","typ":"JWT"}, claims exp/iat in 2001, signed with another key.
+    const std::string token = absl::StrCat(dir, "/expired-", getpid(), ".jwt");
+    std::ofstream(token) << "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9."
+                            "eyJleHAiOjEwMDAwMDAwMDAsImlhdCI6OTk5OTk5MDAwLCJzdW4iOiJyb290In0."
+                            "c2lnbmF0dXJl";
+    ExpectAuthenticationError(env, {"--slurm_token_file=" + token});
+    std::remove(token.c_str());
+  }
 }
 
 TEST_CASE("SIGTERM ends open watches at once and the syncer exits cleanly") {
@@ -541,7 +544,7 @@ TEST_CASE("SIGTERM ends open watches at once and the syncer exits cleanly") {
   CHECK(*exit_code == 0);
   // Ending streams first means nobody waits for the grace; a node poll in flight may
   // still take its REST timeout (5 s here) to finish.
-  INFO(syncer.Output());
+  INFO(OutputTail(syncer.Output()));
   CHECK(absl::Now() - start < absl::Seconds(10));
   std::optional<grpc::Status> finished = watch->WaitFinished(absl::Seconds(5));
   REQUIRE(finished.has_value());

@@ -50,6 +50,19 @@ inline void RequireRestTool(const SlurmEnv& env, const std::string& argument) {
 }
 
 // A slurm-syncer process on free loopback ports, and a stub to talk to it.
+// Puts a node back to idle with no reason, whatever an earlier test left: UNDRAIN keeps
+// a reason on Slurm 24.11, and RESUME is refused for a node that is not drained or down.
+inline void ResetSlurmNode(const SlurmEnv& env, const std::string& node) {
+  (void)SlurmExec(env,
+                  {"scontrol", "update", "nodename=" + node, "state=drain", "reason=test reset"});
+  (void)SlurmExec(env, {"scontrol", "update", "nodename=" + node, "state=resume"});
+}
+
+// The end of a process's output, for failure messages (debug logs are long).
+inline std::string OutputTail(const std::string& output, size_t bytes = 4000) {
+  return output.size() <= bytes ? output : "…" + output.substr(output.size() - bytes);
+}
+
 // Stops slurmrestd for the life of this object; starts it again on destruction even when
 // an assertion failed in between, so later tests find it up.
 class SlurmRestOutage {
@@ -110,7 +123,7 @@ class Syncer {
       if (ready.ok() && (status = ready->status) == 200) return;
       absl::SleepFor(absl::Milliseconds(100));
     }
-    INFO(Output());
+    INFO(OutputTail(Output()));
     FAIL("slurm-syncer not ready within " << absl::FormatDuration(timeout) << ", last " << status);
   }
 

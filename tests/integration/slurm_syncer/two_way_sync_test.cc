@@ -128,7 +128,7 @@ auto Condition(const std::string& type) {
 struct TwoWayFixture {
   TwoWayFixture() : slurm(RequireSlurm()), kube(RequireKubernetes()), client(RequireClient(kube)) {
     for (const std::string node : {"n-01", "n-02"}) {
-      (void)SlurmExec(slurm, {"scontrol", "update", "nodename=" + node, "state=resume"});
+      ResetSlurmNode(slurm, node);
     }
     RequireOk(EnsurePodNamespace(*client, kNamespace));
     for (const std::string node : {"n-01", "n-02"}) {
@@ -150,7 +150,7 @@ struct TwoWayFixture {
     syncer.reset();
     for (const std::string node : {"n-01", "n-02"}) {
       DeleteNodeAndPod(*client, node);
-      (void)SlurmExec(slurm, {"scontrol", "update", "nodename=" + node, "state=resume"});
+      ResetSlurmNode(slurm, node);
     }
   }
 
@@ -178,9 +178,12 @@ TEST_CASE("a cordon drains the Slurm node with its reason, and an uncordon undra
           return ReadField(*f.client, k8s::Pods(), kNamespace, "n-01",
                            Annotation("tidepool.dev/slurm-state")) == "IDLE";
         }).has_value());
-  CHECK(absl::StartsWith(ReadField(*f.client, k8s::Pods(), kNamespace, "n-01",
-                                   Condition("tidepool.dev/SlurmNodeReady")),
-                         "True/Idle"));
+  // The condition is written right after the annotation, by the same sync.
+  CHECK(Eventually([&] {
+          return absl::StartsWith(ReadField(*f.client, k8s::Pods(), kNamespace, "n-01",
+                                            Condition("tidepool.dev/SlurmNodeReady")),
+                                  "True/Idle");
+        }).has_value());
 
   f.PatchNode("n-01",
               R"({"metadata":{"annotations":{"tidepool.dev/cordon-reason":"kernel upgrade"}},

@@ -74,6 +74,13 @@ TEST_CASE("a person's drain is not overwritten without force, and is with it") {
   CHECK((*forced)->reason == "k8s: pod terminating");
 }
 
+TEST_CASE("a stale reason on a resumed node holds nothing back") {
+  auto plan = PlanDrainUpdate(NodeWith({NodeState::kIdle}, "old maintenance", "alice"),
+                              Drain("k8s: pod not ready"));
+  REQUIRE(plan.ok());
+  CHECK(plan->has_value());
+}
+
 TEST_CASE("a reason Slurm set on a DOWN node is not overwritten without force") {
   auto refused = PlanDrainUpdate(NodeWith({NodeState::kDown}, "Not responding", "slurm"),
                                  Drain("k8s: pod not ready"));

@@ -63,6 +63,8 @@ TEST_CASE("the sync drains with its cause and leaves others' drains and DOWN alo
       PlanSlurmUpdate(cordon, SlurmNode({NodeState::kIdle, NodeState::kDrain}, "k8s: scale-in"))
           .has_value());
   CHECK_FALSE(PlanSlurmUpdate(cordon, SlurmNode({NodeState::kDown}, "Not responding")).has_value());
+  // A reason left behind on a resumed node (Slurm 24.11 keeps it) is stale.
+  CHECK(PlanSlurmUpdate(cordon, SlurmNode({NodeState::kIdle}, "old maintenance")).has_value());
 }
 
 TEST_CASE("without a cause the sync clears only its own drains") {
