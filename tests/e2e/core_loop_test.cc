@@ -94,6 +94,7 @@ class System {
     absl::StatusOr<CommandResult> r = testing::Kubectl(kube_, full);
     return r.ok() && r->exit_code == 0 ? r->output : "";
   }
+  const SlurmEnv& slurm() const { return slurm_; }
   bool AllReady() {
     return IdleNodes() == kNodes &&
            Json({"get", "nodesets", "-n", "hpc"}, "{.items[*].status.numberReady}") == "2 2";
@@ -263,6 +264,40 @@ TEST_CASE("scale down drains and removes one node, scale up brings it back") {
           .has_value());
   s.Kubectl({"-n", "hpc", "scale", "nodeset", "h100-b", "--replicas=2"});
   CHECK(Eventually([&] { return s.AllReady(); }, absl::Seconds(120)).has_value());
+}
+
+TEST_CASE("a rolling update waits for the running job and replaces the pod after it") {
+  System& s = ReadySystem();
+  const std::string uid = s.Json({"-n", "hpc", "get", "pod", "gpu-a-01"}, "{.metadata.uid}");
+  const std::string submitted =
+      s.Slurm({"sbatch", "--parsable", "-w", "gpu-a-01", "-o", "/dev/null", "--wrap", "sleep 25"});
+  const std::string job(absl::StripAsciiWhitespace(submitted));
+  auto job_state = [&] {
+    absl::StatusOr<CommandResult> r = SlurmExec(s.slurm(), {"squeue", "-h", "-j", job, "-o", "%T"});
+    return r.ok() ? std::string(absl::StripAsciiWhitespace(r->output)) : std::string();
+  };
+  REQUIRE(Eventually([&] { return job_state() == "RUNNING"; }).has_value());
+  s.Kubectl({"-n", "hpc", "patch", "nodeset", "h100-a", "--type=merge", "-p",
+             R"({"spec":{"template":{"metadata":{"labels":{"rollout":"2"}}}}})"});
+  // The node is drained for the update while the job keeps running on it.
+  REQUIRE(Eventually([&] { return s.SlurmReason("gpu-a-01") == "k8s: update"; }).has_value());
+  while (job_state() == "RUNNING") {
+    CHECK(s.Json({"-n", "hpc", "get", "pod", "gpu-a-01"}, "{.metadata.uid}") == uid);
+    CHECK(s.Json({"-n", "hpc", "get", "pod", "gpu-a-01"}, "{.metadata.deletionTimestamp}").empty());
+    absl::SleepFor(absl::Milliseconds(500));
+  }
+  const std::string accounting = s.Slurm({"scontrol", "show", "job", job});
+  CHECK(absl::StrContains(accounting, "JobState=COMPLETED"));
+  CHECK(Eventually(
+            [&] {
+              const std::string now =
+                  s.Json({"-n", "hpc", "get", "pod", "gpu-a-01"}, "{.metadata.uid}");
+              return !now.empty() && now != uid;
+            },
+            absl::Seconds(90))
+            .has_value());
+  CHECK(Eventually([&] { return s.AllReady(); }, absl::Seconds(120)).has_value());
+  CHECK(s.Json({"-n", "hpc", "get", "pod", "gpu-a-01"}, "{.metadata.labels.rollout}") == "2");
 }
 
 TEST_CASE("a killed controller restarted converges with no duplicate pods") {
