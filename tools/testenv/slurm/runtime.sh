@@ -121,9 +121,10 @@ ctld_host_line() {
   fi
 }
 
-# Rewrites RUN_DIR/etc/slurm.conf and cgroup.conf in place so they run here.
+# Rewrites slurm.conf (RUN_DIR/etc/slurm.conf, or the file given) and RUN_DIR/etc/cgroup.conf
+# in place so they run here.
 inject_config() {
-  local with_dbd=$1 conf=$RUN_DIR/etc/slurm.conf keys
+  local with_dbd=$1 conf=${2:-$RUN_DIR/etc/slurm.conf} keys
   keys=$(IFS='|'; echo "${INJECTED_KEYS[*]}")
   sed -i -E "/^[[:space:]]*($keys)[[:space:]]*=/Id" "$conf"
   sed -i -E '/^# --- tidepool testenv: injected/,$d' "$conf"
