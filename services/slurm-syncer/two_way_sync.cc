@@ -1,7 +1,5 @@
 #include "two_way_sync.h"
 
-#include <unistd.h>
-
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -26,12 +24,6 @@ const char* CauseOf(absl::string_view reason) {
   if (absl::StartsWith(reason, "k8s: cordon")) return "cordon";
   if (absl::StartsWith(reason, "k8s: node condition")) return "node_condition";
   return "other";
-}
-
-std::string DefaultIdentity() {
-  char host[256] = {};
-  gethostname(host, sizeof(host) - 1);
-  return absl::StrCat(host, "_", getpid());
 }
 
 k8s::InformerOptions SlurmdPods() {
@@ -63,7 +55,15 @@ TwoWaySync::TwoWaySync(k8s::Client& client, NodeFeed& feed, NodeDrainer& drainer
       metrics_(std::make_unique<Metrics>(registry)),
       queue_(common::RealClock()),
       pods_(client, k8s::Pods(), options_.pod_namespace, SlurmdPods()),
-      nodes_(client, k8s::Nodes(), "") {}
+      nodes_(client, k8s::Nodes(), ""),
+      leader_(client, {.enabled = options_.leader_elect,
+                       .lease_namespace = options_.lease_namespace,
+                       .lease_name = "slurm-syncer",
+                       .identity = options_.identity,
+                       .on_started_leading = [this] {
+                         common::LogInfo("leading", {{"lease", "slurm-syncer"}});
+                         EnqueueAll();
+                       }}) {}
 
 TwoWaySync::~TwoWaySync() { Stop(); }
 
@@ -72,34 +72,7 @@ void TwoWaySync::Start() {
   WatchNodes();
   pods_.Start();
   nodes_.Start();
-  if (options_.leader_elect) {
-    elector_ = std::make_unique<k8s::LeaderElector>(
-        client_,
-        k8s::LeaderElectionConfig{
-            .lease_namespace = options_.lease_namespace,
-            .lease_name = "slurm-syncer",
-            .identity = options_.identity.empty() ? DefaultIdentity() : options_.identity,
-            .callbacks = {.on_started_leading =
-                              [this] {
-                                common::LogInfo("leading", {{"lease", "slurm-syncer"}});
-                                EnqueueAll();
-                              },
-                          .on_stopped_leading =
-                              [] {
-                                common::LogWarn("stopped_leading", {{"lease", "slurm-syncer"}});
-                              }},
-            .on_error = [](const absl::Status& s) {
-              common::LogWarn("leader_election_error", {{"error", s}});
-            }});
-    threads_.emplace_back([this](std::stop_token stop) {
-      while (!stop.stop_requested()) {
-        if (absl::Status s = elector_->Run(stop); !s.ok()) {
-          common::LogError("leader_election_failed", {{"error", s}});
-          return;
-        }
-      }
-    });
-  }
+  leader_.Start();
   threads_.emplace_back([this](std::stop_token stop) { FollowSlurm(stop); });
   for (int i = 0; i < options_.workers; ++i) threads_.emplace_back([this] { Work(); });
 }
@@ -108,13 +81,14 @@ void TwoWaySync::Stop() {
   queue_.ShutDown();
   for (std::jthread& thread : threads_) thread.request_stop();
   threads_.clear();  // joins
+  leader_.Stop();
   pods_.Stop();
   nodes_.Stop();
 }
 
 bool TwoWaySync::Synced() { return pods_.HasSynced() && nodes_.HasSynced(); }
 
-bool TwoWaySync::Leading() { return elector_ == nullptr || elector_->IsLeader(); }
+bool TwoWaySync::Leading() { return leader_.IsLeader(); }
 
 void TwoWaySync::Enqueue(const std::string& slurm_node) {
   if (!slurm_node.empty()) queue_.Add(slurm_node);

@@ -21,7 +21,7 @@
 #include "absl/time/time.h"
 #include "k8s/client.h"
 #include "k8s/informer.h"
-#include "k8s/leader_election.h"
+#include "k8s/leader_gate.h"
 #include "k8s/workqueue.h"
 #include "k8s_observation.h"
 #include "node_drainer.h"
@@ -39,7 +39,7 @@ struct TwoWaySyncOptions {
   std::string field_manager = "tidepool-slurm-syncer";
   bool leader_elect = true;
   std::string lease_namespace = "tidepool-system";
-  std::string identity;  // defaults to hostname_pid
+  std::string identity;  // "" = hostname_pid
 };
 
 class TwoWaySync {
@@ -76,7 +76,7 @@ class TwoWaySync {
   k8s::WorkQueue queue_;
   k8s::Informer pods_;
   k8s::Informer nodes_;
-  std::unique_ptr<k8s::LeaderElector> elector_;
+  k8s::LeaderGate leader_;
 
   absl::Mutex mutex_;
   // Kubernetes Node name → the Slurm node of the slurmd pod on it (from pod events).
