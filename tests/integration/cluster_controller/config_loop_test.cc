@@ -21,6 +21,7 @@
 #include "support/child_process.h"
 #include "support/eventually.h"
 #include "support/http_get.h"
+#include "support/kube_conditions.h"
 #include "support/kube_namespace.h"
 #include "support/ports.h"
 #include "support/testenv.h"
@@ -91,22 +92,6 @@ std::function<std::string(const rapidjson::Value&)> Path(std::vector<std::string
       if (at == nullptr) return "";
     }
     return k8s::StringMember(*at, keys.back().c_str());
-  };
-}
-
-std::function<std::string(const rapidjson::Value&)> Condition(const std::string& type) {
-  return [type](const rapidjson::Value& object) -> std::string {
-    const rapidjson::Value* status = k8s::FindMember(object, "status");
-    const rapidjson::Value* list =
-        status != nullptr ? k8s::FindMember(*status, "conditions") : nullptr;
-    if (list == nullptr || !list->IsArray()) return "";
-    for (const rapidjson::Value& c : list->GetArray()) {
-      if (k8s::StringMember(c, "type") == type) {
-        return absl::StrCat(k8s::StringMember(c, "status"), "/", k8s::StringMember(c, "reason"),
-                            "/", k8s::StringMember(c, "message"));
-      }
-    }
-    return "";
   };
 }
 

@@ -17,6 +17,7 @@
 #include "k8s/object_json.h"
 #include "k8s/resource.h"
 #include "support/eventually.h"
+#include "support/kube_conditions.h"
 #include "support/kube_namespace.h"
 #include "support/testenv.h"
 #include "syncer_process.h"
@@ -105,23 +106,6 @@ auto Annotation(const std::string& key) {
     const rapidjson::Value* annotations =
         metadata != nullptr ? k8s::FindMember(*metadata, "annotations") : nullptr;
     return annotations != nullptr ? k8s::StringMember(*annotations, key.c_str()) : "";
-  };
-}
-
-// "status/reason/message" of a status condition.
-auto Condition(const std::string& type) {
-  return [type](const rapidjson::Value& object) -> std::string {
-    const rapidjson::Value* status = k8s::FindMember(object, "status");
-    const rapidjson::Value* list =
-        status != nullptr ? k8s::FindMember(*status, "conditions") : nullptr;
-    if (list == nullptr || !list->IsArray()) return "";
-    for (const rapidjson::Value& c : list->GetArray()) {
-      if (k8s::StringMember(c, "type") == type) {
-        return absl::StrCat(k8s::StringMember(c, "status"), "/", k8s::StringMember(c, "reason"),
-                            "/", k8s::StringMember(c, "message"));
-      }
-    }
-    return "";
   };
 }
 
