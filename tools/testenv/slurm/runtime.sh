@@ -62,8 +62,16 @@ bridge_up() {
 }
 
 # Registers NODE in RUN_DIR/nodes (stable index and address) and, in netns mode,
-# creates its namespace and veth. Idempotent.
+# creates its namespace and veth. Idempotent. One at a time: reconfigure and start-slurmd
+# (run by a node agent's workers) may set up nodes, even the same node, at once.
 node_net_up() {
+  (
+    flock 9
+    node_net_up_unlocked "$1"
+  ) 9>"$RUN_DIR/net.lock"
+}
+
+node_net_up_unlocked() {
   local node=$1 idx addr ns veth
   idx=$(node_field "$node" 2)
   if [[ -z $idx ]]; then
@@ -76,7 +84,9 @@ node_net_up() {
   ns=$(netns_of "$node")
   veth=$VETH_PREFIX$idx
   ip netns list | awk '{print $1}' | grep -xF "$ns" >/dev/null || ip netns add "$ns"
-  if ! ip link show "$veth" >/dev/null 2>&1; then
+  if ! ip -n "$ns" link show eth0 >/dev/null 2>&1; then
+    # A pair left half made (a run killed between creating and moving it) is made anew.
+    ip link del "$veth" 2>/dev/null || true
     ip link add "$veth" type veth peer name "${veth}p"
     ip link set "${veth}p" netns "$ns"
     ip -n "$ns" link set "${veth}p" name eth0
