@@ -8,6 +8,7 @@
 #include "k8s/object_json.h"
 #include "k8s/resource.h"
 #include "tidepool/naming.h"
+#include "tidepool/resource_types.h"
 #include "tidepool/resources.h"
 
 namespace tidepool::cluster {
@@ -57,16 +58,6 @@ std::string NodeNameOfPod(const k8s::CachedObject& pod) {
 
 }  // namespace
 
-const k8s::ResourceType& SlurmClusters() {
-  static const k8s::ResourceType type{api::kGroup, "v1alpha1", "slurmclusters", true};
-  return type;
-}
-
-const k8s::ResourceType& NodeSets() {
-  static const k8s::ResourceType type{api::kGroup, "v1alpha1", "nodesets", true};
-  return type;
-}
-
 ConfigLoop::ConfigLoop(k8s::Client& client, v1::ConfigRenderer::StubInterface& renderer,
                        v1::SlurmSyncer::StubInterface& syncer, ConfigLoopOptions options,
                        prometheus::Registry& registry)
@@ -83,8 +74,8 @@ ConfigLoop::ConfigLoop(k8s::Client& client, v1::ConfigRenderer::StubInterface& r
                         .Help("Reconfigure calls to the syncer by result (ok, error)")
                         .Register(registry)),
       queue_(common::RealClock()),
-      clusters_(client, SlurmClusters(), options_.watch_namespace),
-      node_sets_(client, NodeSets(), options_.watch_namespace),
+      clusters_(client, api::SlurmClusters(), options_.watch_namespace),
+      node_sets_(client, api::NodeSets(), options_.watch_namespace),
       pods_(client, k8s::Pods(), options_.watch_namespace, Labelled(api::kSlurmdComponent)),
       nodes_(client, k8s::Nodes(), ""),
       config_maps_(client, k8s::ConfigMaps(), options_.watch_namespace,

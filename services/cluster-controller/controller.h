@@ -33,9 +33,6 @@
 
 namespace tidepool::cluster {
 
-const k8s::ResourceType& SlurmClusters();
-const k8s::ResourceType& NodeSets();
-
 struct ConfigLoopOptions {
   v1::RenderEnvironment environment;
   // How long a new ConfigMap takes to reach the Slurm controller's files (kubelet's

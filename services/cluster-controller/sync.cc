@@ -9,6 +9,7 @@
 #include "k8s/object_json.h"
 #include "render_inputs.h"
 #include "tidepool/naming.h"
+#include "tidepool/resource_types.h"
 
 namespace tidepool::cluster {
 namespace {
@@ -83,7 +84,7 @@ absl::Status ConfigLoop::WriteStatus(const k8s::CachedObject& cluster,
     return absl::OkStatus();
   }
   return client_
-      .MergePatch(SlurmClusters(), cluster.meta.ns, cluster.meta.name,
+      .MergePatch(api::SlurmClusters(), cluster.meta.ns, cluster.meta.name,
                   StatusPatch(outcome, current.conditions, absl::Now()),
                   {.field_manager = options_.field_manager}, "status")
       .status();

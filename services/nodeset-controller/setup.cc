@@ -15,6 +15,7 @@
 #include "k8s/config.h"
 #include "k8s/leader_election.h"
 #include "tidepool/naming.h"
+#include "tidepool/resource_types.h"
 
 namespace tidepool::nodeset {
 namespace {
@@ -62,12 +63,12 @@ class Process {
                  controller_->OnSlurmChange(names, all);
                }) {
     const std::string& ns = options_.watch_namespace;
-    informers_ = {.node_sets = &factory_.For(NodeSetResource(), ns),
+    informers_ = {.node_sets = &factory_.For(api::NodeSets(), ns),
                   .nodes = &factory_.For(k8s::Nodes()),
                   .pods = &factory_.For(k8s::Pods(), ns,
                                         {.label_selector = absl::StrCat(api::kComponentLabel, "=",
                                                                         api::kSlurmdComponent)}),
-                  .clusters = &factory_.For(SlurmClusterResource(), ns)};
+                  .clusters = &factory_.For(api::SlurmClusters(), ns)};
     controller_ =
         std::make_unique<NodeSetController>(SyncContext{.client = &client_,
                                                         .informers = informers_,

@@ -15,6 +15,7 @@
 #include "plan.h"
 #include "status.h"
 #include "tidepool/naming.h"
+#include "tidepool/resource_types.h"
 #include "tidepool/resources.h"
 
 namespace tidepool::nodeset {
@@ -287,7 +288,7 @@ class NodeSetSync {
                        .now = context_.clock->Now()});
     if (previous.ok() && SameStatus(status, *previous)) return;
     absl::StatusOr<std::string> written =
-        context_.client->MergePatch(NodeSetResource(), ns(), name(), StatusPatch(status),
+        context_.client->MergePatch(api::NodeSets(), ns(), name(), StatusPatch(status),
                                     {.field_manager = context_.field_manager}, "status");
     if (!written.ok() && !absl::IsNotFound(written.status())) Fail(written.status());
   }
@@ -303,16 +304,6 @@ class NodeSetSync {
 };
 
 }  // namespace
-
-const k8s::ResourceType& NodeSetResource() {
-  static const k8s::ResourceType type{"tidepool.dev", "v1alpha1", "nodesets", true};
-  return type;
-}
-
-const k8s::ResourceType& SlurmClusterResource() {
-  static const k8s::ResourceType type{"tidepool.dev", "v1alpha1", "slurmclusters", true};
-  return type;
-}
 
 absl::StatusOr<SyncResult> SyncNodeSet(const SyncContext& context, const std::string& key) {
   k8s::CachedObjectPtr cached = context.informers.node_sets->Get(key);

@@ -18,8 +18,6 @@
 namespace tidepool::nodeset {
 
 // tidepool.dev/v1alpha1 nodesets and slurmclusters.
-const k8s::ResourceType& NodeSetResource();
-const k8s::ResourceType& SlurmClusterResource();
 
 struct Informers {
   k8s::Informer* node_sets = nullptr;

@@ -25,13 +25,12 @@
 #include "support/kube_namespace.h"
 #include "support/ports.h"
 #include "support/testenv.h"
+#include "tidepool/resource_types.h"
 
 namespace tidepool::testing {
 namespace {
 
 constexpr char kNamespace[] = "tidepool-config-loop";
-const k8s::ResourceType kClusters{"tidepool.dev", "v1alpha1", "slurmclusters", true};
-const k8s::ResourceType kNodeSets{"tidepool.dev", "v1alpha1", "nodesets", true};
 
 std::string BinaryFromEnv(const char* variable) {
   const char* path = std::getenv(variable);
@@ -161,8 +160,8 @@ struct Fixture {
       (void)client->Delete(k8s::Pods(), kNamespace, pod, {.grace_period_seconds = 0});
     }
     for (const char* node : {"loop-k1", "loop-k2"}) (void)client->Delete(k8s::Nodes(), "", node);
-    (void)client->Delete(kNodeSets, kNamespace, "cpu");
-    (void)client->Delete(kClusters, kNamespace, "loop");
+    (void)client->Delete(api::NodeSets(), kNamespace, "cpu");
+    (void)client->Delete(api::SlurmClusters(), kNamespace, "loop");
     (void)client->Delete(k8s::ConfigMaps(), kNamespace, "loop-slurm-config");
   }
   int Reconfigures() { return Count(syncer->process.Output(), "event=reconfigured"); }
@@ -174,10 +173,10 @@ struct Fixture {
     return Field(*client, k8s::ConfigMaps(), "loop-slurm-config", Path({"data", "slurm.conf"}));
   }
   std::string ClusterStatus(const std::string& key) {
-    return Field(*client, kClusters, "loop", Path({"status", key}));
+    return Field(*client, api::SlurmClusters(), "loop", Path({"status", key}));
   }
   std::string ClusterCondition(const std::string& type) {
-    return Field(*client, kClusters, "loop", Condition(type));
+    return Field(*client, api::SlurmClusters(), "loop", Condition(type));
   }
 
   KubernetesEnv kube;
@@ -189,13 +188,13 @@ struct Fixture {
 TEST_CASE("the config loop renders, writes the ConfigMap, reconfigures once per change") {
   Fixture f;
   RequireOk(f.client
-                ->Create(kClusters, kNamespace,
+                ->Create(api::SlurmClusters(), kNamespace,
                          R"({"apiVersion":"tidepool.dev/v1alpha1","kind":"SlurmCluster",
               "metadata":{"name":"loop"},"spec":{"clusterName":"loop",
               "partitions":[{"name":"cpu","nodeSets":["cpu"],"default":true}]}})")
                 .status());
   RequireOk(f.client
-                ->Create(kNodeSets, kNamespace,
+                ->Create(api::NodeSets(), kNamespace,
                          R"({"apiVersion":"tidepool.dev/v1alpha1","kind":"NodeSet",
               "metadata":{"name":"cpu"},"spec":{"clusterRef":{"name":"loop"},
               "slurm":{"features":["cpu"]}}})")
@@ -238,7 +237,7 @@ TEST_CASE("the config loop renders, writes the ConfigMap, reconfigures once per 
 
   SECTION("invalid input is reported in status and changes neither ConfigMap nor Slurm") {
     RequireOk(f.client
-                  ->MergePatch(kClusters, kNamespace, "loop",
+                  ->MergePatch(api::SlurmClusters(), kNamespace, "loop",
                                R"({"spec":{"extraConfig":"NodeName=evil CPUs=1\n"}})")
                   .status());
     REQUIRE(Eventually([&] {

@@ -40,16 +40,6 @@ rapidjson::Document Parse(const std::string& json) {
 
 }  // namespace
 
-const k8s::ResourceType& NodeSets() {
-  static const k8s::ResourceType type{"tidepool.dev", "v1alpha1", "nodesets", true};
-  return type;
-}
-
-const k8s::ResourceType& SlurmClusters() {
-  static const k8s::ResourceType type{"tidepool.dev", "v1alpha1", "slurmclusters", true};
-  return type;
-}
-
 bool WaitUntil(const std::function<bool()>& done, absl::Duration timeout) {
   const absl::Time deadline = absl::Now() + timeout;
   while (absl::Now() < deadline) {

@@ -15,14 +15,15 @@
 #include "k8s/client.h"
 #include "support/child_process.h"
 #include "support/testenv.h"
+#include "tidepool/resource_types.h"
 
 namespace tidepool::nodeset::testing {
 
 using tidepool::testing::ChildProcess;
 using tidepool::testing::KubernetesEnv;
 
-const k8s::ResourceType& NodeSets();
-const k8s::ResourceType& SlurmClusters();
+using api::NodeSets;
+using api::SlurmClusters;
 
 // Polls `done` every 200 ms until it holds or `timeout` passes.
 bool WaitUntil(const std::function<bool()>& done, absl::Duration timeout = absl::Seconds(30));
