@@ -36,12 +36,16 @@ struct TwoWaySync::Metrics {
   explicit Metrics(prometheus::Registry& registry)
       : syncs(prometheus::BuildCounter()
                   .Name(common::MetricName("slurm-syncer", "k8s_syncs_total"))
-                  .Help("Two-way syncs of one Slurm node by result (ok, error, skipped)")
+                  .Help("Syncs of one Slurm node by direction (to_slurm, to_kubernetes) and "
+                        "result (ok, error, skipped)")
                   .Register(registry)),
         drains(prometheus::BuildCounter()
                    .Name(common::MetricName("slurm-syncer", "drain_changes_total"))
                    .Help("Drains set or cleared by the two-way sync, by cause")
                    .Register(registry)) {}
+  void Count(Direction direction, const char* result) {
+    syncs.Add({{"direction", DirectionLabel(direction)}, {"result", result}}).Increment();
+  }
   prometheus::Family<prometheus::Counter>& syncs;
   prometheus::Family<prometheus::Counter>& drains;
 };
@@ -53,7 +57,8 @@ TwoWaySync::TwoWaySync(k8s::Client& client, NodeFeed& feed, NodeDrainer& drainer
       drainer_(drainer),
       options_(std::move(options)),
       metrics_(std::make_unique<Metrics>(registry)),
-      queue_(common::RealClock()),
+      to_slurm_(common::RealClock()),
+      to_kubernetes_(common::RealClock()),
       pods_(client, k8s::Pods(), options_.pod_namespace, SlurmdPods()),
       nodes_(client, k8s::Nodes(), ""),
       leader_(client, {.enabled = options_.leader_elect,
@@ -74,11 +79,15 @@ void TwoWaySync::Start() {
   nodes_.Start();
   leader_.Start();
   threads_.emplace_back([this](std::stop_token stop) { FollowSlurm(stop); });
-  for (int i = 0; i < options_.workers; ++i) threads_.emplace_back([this] { Work(); });
+  for (int i = 0; i < options_.workers; ++i) {
+    threads_.emplace_back([this] { Work(Direction::kToSlurm); });
+    threads_.emplace_back([this] { Work(Direction::kToKubernetes); });
+  }
 }
 
 void TwoWaySync::Stop() {
-  queue_.ShutDown();
+  to_slurm_.ShutDown();
+  to_kubernetes_.ShutDown();
   for (std::jthread& thread : threads_) thread.request_stop();
   threads_.clear();  // joins
   leader_.Stop();
@@ -91,7 +100,17 @@ bool TwoWaySync::Synced() { return pods_.HasSynced() && nodes_.HasSynced(); }
 bool TwoWaySync::Leading() { return leader_.IsLeader(); }
 
 void TwoWaySync::Enqueue(const std::string& slurm_node) {
-  if (!slurm_node.empty()) queue_.Add(slurm_node);
+  if (slurm_node.empty()) return;
+  to_slurm_.Add(slurm_node);
+  to_kubernetes_.Add(slurm_node);
+}
+
+const char* TwoWaySync::DirectionLabel(Direction direction) {
+  return direction == Direction::kToSlurm ? "to_slurm" : "to_kubernetes";
+}
+
+k8s::WorkQueue& TwoWaySync::QueueFor(Direction direction) {
+  return direction == Direction::kToSlurm ? to_slurm_ : to_kubernetes_;
 }
 
 void TwoWaySync::EnqueueAll() {
@@ -170,46 +189,65 @@ void TwoWaySync::FollowSlurm(std::stop_token stop) {
   subscription->Close();
 }
 
-void TwoWaySync::Work() {
-  while (std::optional<std::string> key = queue_.Get()) {
-    absl::Status status = Sync(*key);
+void TwoWaySync::Work(Direction direction) {
+  k8s::WorkQueue& queue = QueueFor(direction);
+  while (std::optional<std::string> key = queue.Get()) {
+    absl::Status status = Sync(*key, direction);
     if (status.ok()) {
-      queue_.Forget(*key);
+      queue.Forget(*key);
     } else {
-      metrics_->syncs.Add({{"result", "error"}}).Increment();
-      common::LogWarn("sync_failed", {{"slurm_node", *key}, {"error", status}});
-      queue_.AddRateLimited(*key);
+      metrics_->Count(direction, "error");
+      common::LogWarn(
+          "sync_failed",
+          {{"slurm_node", *key}, {"direction", DirectionLabel(direction)}, {"error", status}});
+      queue.AddRateLimited(*key);
     }
-    queue_.Done(*key);
+    queue.Done(*key);
   }
 }
 
-absl::Status TwoWaySync::Sync(const std::string& slurm_node) {
+// What one sync of a Slurm node looks at, from the feed and the informers' caches.
+struct TwoWaySync::Observed {
+  slurm::rest::Node slurm;
+  PodObservation pod;
+  std::optional<NodeObservation> node;
+};
+
+absl::StatusOr<std::optional<TwoWaySync::Observed>> TwoWaySync::Observe(
+    const std::string& slurm_node) {
+  // A side we cannot see, or another replica leads: change nothing. Whatever makes the
+  // sides visible again (sync, recovery, leadership) enqueues every node.
   if (!Leading() || !Synced() || feed_.unavailable_reason().has_value() || !feed_.synced()) {
-    // A side we cannot see, or another replica leads: change nothing. Whatever makes
-    // the sides visible again (sync, recovery, leadership) enqueues every node.
-    metrics_->syncs.Add({{"result", "skipped"}}).Increment();
-    return absl::OkStatus();
+    return std::nullopt;
   }
   std::optional<slurm::rest::Node> slurm = feed_.Get(slurm_node);
   std::vector<k8s::CachedObjectPtr> pods = pods_.ListByLabel(api::kSlurmNodeLabel, slurm_node);
-  if (!slurm.has_value() || pods.empty()) {
-    metrics_->syncs.Add({{"result", "skipped"}}).Increment();
-    return absl::OkStatus();
-  }
+  if (!slurm.has_value() || pods.empty()) return std::nullopt;
   absl::StatusOr<PodObservation> pod = ObservePod(pods.front()->json);
   if (!pod.ok()) return pod.status();
-  std::optional<NodeObservation> node;
-  if (k8s::CachedObjectPtr cached = nodes_.Get(pod->node_name); cached != nullptr) {
-    absl::StatusOr<NodeObservation> observed = ObserveNode(cached->json);
-    if (!observed.ok()) return observed.status();
-    node = *std::move(observed);
+  Observed observed{.slurm = *std::move(slurm), .pod = *std::move(pod)};
+  if (k8s::CachedObjectPtr cached = nodes_.Get(observed.pod.node_name); cached != nullptr) {
+    absl::StatusOr<NodeObservation> node = ObserveNode(cached->json);
+    if (!node.ok()) return node.status();
+    observed.node = *std::move(node);
   }
-  const NodeObservation* node_ptr = node.has_value() ? &*node : nullptr;
-  if (absl::Status s = SyncKubernetesToSlurm(*pod, node_ptr, *slurm); !s.ok()) return s;
-  if (absl::Status s = SyncSlurmToKubernetes(*pod, node_ptr, *slurm); !s.ok()) return s;
-  metrics_->syncs.Add({{"result", "ok"}}).Increment();
-  return absl::OkStatus();
+  return observed;
+}
+
+absl::Status TwoWaySync::Sync(const std::string& slurm_node, Direction direction) {
+  absl::StatusOr<std::optional<Observed>> observed = Observe(slurm_node);
+  if (!observed.ok()) return observed.status();
+  if (!observed->has_value()) {
+    metrics_->Count(direction, "skipped");
+    return absl::OkStatus();
+  }
+  Observed& o = **observed;
+  const NodeObservation* node = o.node.has_value() ? &*o.node : nullptr;
+  absl::Status status = direction == Direction::kToSlurm
+                            ? SyncKubernetesToSlurm(o.pod, node, o.slurm)
+                            : SyncSlurmToKubernetes(o.pod, node, o.slurm);
+  if (status.ok()) metrics_->Count(direction, "ok");
+  return status;
 }
 
 absl::Status TwoWaySync::SyncKubernetesToSlurm(const PodObservation& pod,
