@@ -110,9 +110,11 @@ struct LeaderElectionConfig {
   std::string lease_namespace;
   std::string lease_name;
   std::string identity;  // unique per candidate (pod name + uid, hostname + pid)
-  // client-go's defaults for controllers: 15 s, 10 s, 2 s.
-  absl::Duration lease_duration = absl::Seconds(15);
-  absl::Duration renew_deadline = absl::Seconds(10);
+  // Shorter than client-go's 15 s / 10 s so that a killed leader is replaced within 15 s
+  // (the architecture's target): a standby takes over at most lease_duration after the
+  // last renewal it saw plus one jittered retry, 10 + 2.4 s.
+  absl::Duration lease_duration = absl::Seconds(10);
+  absl::Duration renew_deadline = absl::Seconds(7);
   absl::Duration retry_period = absl::Seconds(2);
   bool release_on_cancel = true;
   LeaderCallbacks callbacks;
