@@ -4,11 +4,13 @@
 // cluster of manifests/samples/local (two NodeSets of two Nodes) is applied once; every
 // test case leaves it as it found it.
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <catch2/catch_test_macros.hpp>
 #include <cstdlib>
 #include <functional>
+#include <list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -20,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "support/child_process.h"
 #include "support/eventually.h"
@@ -31,6 +34,8 @@ namespace tidepool::testing {
 namespace {
 
 constexpr int kNodes = 4;
+// The architecture's bound for a killed leader's replacement (Lease of 10 s + a retry).
+constexpr absl::Duration kFailoverTarget = absl::Seconds(15);
 
 std::string Binary(const char* variable) {
   const char* path = std::getenv(variable);
@@ -44,10 +49,17 @@ std::optional<absl::Duration> Eventually(const std::function<bool()>& check,
 }
 
 struct Component {
-  std::string name;
+  std::string name;     // "slurm-syncer", or "slurm-syncer standby" for a second replica
+  std::string service;  // the binary it runs
   std::optional<ChildProcess> process;
   uint16_t http_port = 0;
 };
+
+std::string Hostname() {
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  return host;
+}
 
 // The system, started once per test binary and stopped at exit.
 class System {
@@ -95,18 +107,71 @@ class System {
     return r.ok() && r->exit_code == 0 ? r->output : "";
   }
   const SlurmEnv& slurm() const { return slurm_; }
+  // "name=uid ..." of the slurmd pods: equal before and after means none was replaced.
+  std::string Pods() {
+    return Json({"-n", "hpc", "get", "pods"},
+                R"({range .items[*]}{.metadata.name}={.metadata.uid} {end})");
+  }
+  bool NoNodeCondition(const std::string& type) {
+    const std::string statuses =
+        Json({"get", "nodes"},
+             absl::StrCat("{.items[*].status.conditions[?(@.type==\"", type, "\")].status}"));
+    return !absl::StrContains(statuses, "True");
+  }
+  std::string PartitionMaxTime() {
+    const std::string partition = Slurm({"scontrol", "show", "partition", "gpu"});
+    for (absl::string_view field : absl::StrSplit(partition, absl::ByAnyChar(" \n"))) {
+      if (absl::ConsumePrefix(&field, "MaxTime=")) return std::string(field);
+    }
+    return "";
+  }
   bool AllReady() {
     return IdleNodes() == kNodes &&
            Json({"get", "nodesets", "-n", "hpc"}, "{.items[*].status.numberReady}") == "2 2";
   }
+  // No graceful exit: a Lease it holds stays until it expires, as after a crash.
+  void Kill(const std::string& name) {
+    Component& c = Find(name);
+    REQUIRE(c.process.has_value());
+    REQUIRE(c.process->Signal(SIGKILL).ok());
+    (void)c.process->WaitForExit(absl::Seconds(10));
+    c.process.reset();
+  }
+  void Start(const std::string& name) {
+    Component& c = Find(name);
+    REQUIRE_FALSE(c.process.has_value());
+    Launch(c);
+  }
   void Restart(const std::string& name) {
-    for (Component& c : components_) {
-      if (c.name != name) continue;
-      REQUIRE(c.process->Signal(SIGKILL).ok());
-      (void)c.process->WaitForExit(absl::Seconds(10));
-      c.process.reset();
-      Launch(c, args_.at(name));
+    Kill(name);
+    Start(name);
+  }
+  // A second replica of a service with its own ports; it campaigns for the same Lease.
+  std::string StartStandby(const std::string& service) {
+    const std::string name = service + " standby";
+    components_.push_back({.name = name, .service = service});
+    Launch(components_.back());
+    return name;
+  }
+  // SIGTERM, so a Lease it holds is released, and forgotten.
+  void StopStandby(const std::string& name) {
+    auto it = std::find_if(components_.begin(), components_.end(),
+                           [&](const Component& c) { return c.name == name; });
+    REQUIRE(it != components_.end());
+    if (it->process) {
+      (void)it->process->Signal(SIGTERM);
+      CHECK(it->process->WaitForExit(absl::Seconds(20)).ok());
     }
+    components_.erase(it);
+  }
+  // The identity a component's replica writes into its Lease (DefaultIdentity).
+  std::string Identity(const std::string& name) {
+    Component& c = Find(name);
+    REQUIRE(c.process.has_value());
+    return absl::StrCat(Hostname(), "_", c.process->pid());
+  }
+  std::string LeaseHolder(const std::string& lease) {
+    return Json({"-n", "tidepool-system", "get", "lease", lease}, "{.spec.holderIdentity}");
   }
 
  private:
@@ -148,13 +213,22 @@ class System {
     fixed_ports_ = {{"config-renderer", renderer}, {"slurm-syncer", syncer}};
     for (const char* name : {"config-renderer", "slurm-syncer", "nodeset-controller",
                              "cluster-controller", "node-agent"}) {
-      components_.push_back({.name = name});
-      Launch(components_.back(), args_.at(name));
+      components_.push_back({.name = name, .service = name});
+      Launch(components_.back());
     }
   }
 
-  void Launch(Component& c, std::vector<std::string> args) {
-    if (c.name != "node-agent") {
+  Component& Find(const std::string& name) {
+    auto it = std::find_if(components_.begin(), components_.end(),
+                           [&](const Component& c) { return c.name == name; });
+    REQUIRE(it != components_.end());
+    return *it;
+  }
+
+  // The services find a service's first replica on its fixed port; a standby has its own.
+  void Launch(Component& c) {
+    std::vector<std::string> args = args_.at(c.service);
+    if (c.service != "node-agent") {
       auto fixed = fixed_ports_.find(c.name);
       const uint16_t grpc =
           fixed != fixed_ports_.end() ? fixed->second : FreeLoopbackPort().value();
@@ -162,7 +236,7 @@ class System {
       args.insert(args.begin(), {"--listen_address=127.0.0.1", absl::StrCat("--grpc_port=", grpc),
                                  absl::StrCat("--http_port=", c.http_port)});
     }
-    std::string variable = "TIDEPOOL_BIN_" + c.name;
+    std::string variable = "TIDEPOOL_BIN_" + c.service;
     std::replace(variable.begin(), variable.end(), '-', '_');
     absl::StatusOr<ChildProcess> process = ChildProcess::Spawn(Binary(variable.c_str()), args);
     REQUIRE(process.ok());
@@ -183,7 +257,7 @@ class System {
   SlurmEnv slurm_;
   std::map<std::string, std::vector<std::string>> args_;
   std::map<std::string, uint16_t> fixed_ports_;
-  std::vector<Component> components_;
+  std::list<Component> components_;  // stable addresses while replicas come and go
 };
 
 System& ReadySystem() {
@@ -309,6 +383,129 @@ TEST_CASE("a killed controller restarted converges with no duplicate pods") {
         "gpu-a-01 gpu-a-02 gpu-b-01 gpu-b-02");
   CHECK(s.Json({"get", "node", "sim-01"}, "{.metadata.labels.tidepool\\.dev/slurm-node}") ==
         "gpu-a-01");
+}
+
+TEST_CASE("a syncer killed mid-flow and restarted converges with no stray drains") {
+  System& s = ReadySystem();
+  const std::string pods = s.Pods();
+  s.Kubectl({"annotate", "--overwrite", "node", "sim-03", "tidepool.dev/cordon-reason=restart"});
+  s.Kubectl({"cordon", "sim-03"});
+  s.Kill("slurm-syncer");  // the drain may or may not have reached Slurm
+  s.Start("slurm-syncer");
+  CHECK(Eventually([&] { return s.SlurmReason("gpu-b-01") == "k8s: cordon: restart"; },
+                   absl::Seconds(90))
+            .has_value());
+  s.Kill("slurm-syncer");
+  s.Kubectl({"uncordon", "sim-03"});
+  // While no syncer runs, nothing undrains the node, and no pod is touched.
+  absl::SleepFor(absl::Seconds(2));
+  CHECK(s.SlurmReason("gpu-b-01") == "k8s: cordon: restart");
+  s.Start("slurm-syncer");
+  CHECK(Eventually([&] { return s.AllReady(); }, absl::Seconds(90)).has_value());
+  CHECK(Eventually([&] { return s.NoNodeCondition("SlurmDrain"); }).has_value());
+  CHECK(s.Pods() == pods);
+}
+
+TEST_CASE("a cluster-controller killed mid-flow renders and applies what it missed") {
+  System& s = ReadySystem();
+  const std::string pods = s.Pods();
+  const std::string max_time = s.PartitionMaxTime();
+  auto set_max_time = [&](const std::string& value) {
+    s.Kubectl(
+        {"-n", "hpc", "patch", "slurmcluster", "local", "--type=merge", "-p",
+         absl::StrCat(R"({"spec":{"partitions":[{"name":"gpu","nodeSets":["h100-a","h100-b"],)",
+                      R"("default":true,"maxTime":")", value, R"("}]}})")});
+  };
+  s.Kill("cluster-controller");
+  set_max_time("1-00:00:00");
+  absl::SleepFor(absl::Seconds(3));
+  CHECK(s.PartitionMaxTime() == max_time);  // nothing else renders or reconfigures
+  s.Start("cluster-controller");
+  CHECK(Eventually([&] { return s.PartitionMaxTime() == "1-00:00:00"; }, absl::Seconds(90))
+            .has_value());
+  // Killed between writing the ConfigMap and reconfiguring (the 2 s propagation delay):
+  // the restarted one still reconfigures, since the status has not recorded the hash.
+  set_max_time("INFINITE");
+  REQUIRE(Eventually([&] {
+            const std::string conf = s.Json({"-n", "hpc", "get", "configmap", "local-slurm-config"},
+                                            "{.data.slurm\\.conf}");
+            return absl::StrContains(conf, "MaxTime=INFINITE");
+          }).has_value());
+  s.Kill("cluster-controller");
+  if (s.PartitionMaxTime() != "1-00:00:00") {
+    WARN("the controller reconfigured before it was killed; the restart had nothing to apply");
+  }
+  s.Start("cluster-controller");
+  CHECK(
+      Eventually([&] { return s.PartitionMaxTime() == max_time; }, absl::Seconds(90)).has_value());
+  CHECK(s.AllReady());
+  CHECK(s.Pods() == pods);
+}
+
+TEST_CASE("a standby syncer takes over the two-way sync when the leader dies") {
+  System& s = ReadySystem();
+  const std::string standby = s.StartStandby("slurm-syncer");
+  REQUIRE(Eventually([&] {
+            return s.LeaseHolder("slurm-syncer") == s.Identity("slurm-syncer");
+          }).has_value());
+  s.Kill("slurm-syncer");
+  const std::string standby_identity = s.Identity(standby);
+  auto took = Eventually([&] { return s.LeaseHolder("slurm-syncer") == standby_identity; },
+                         absl::Seconds(45));
+  REQUIRE(took.has_value());
+  WARN("syncer failover after SIGKILL: " << absl::FormatDuration(*took));
+  CHECK(*took <= kFailoverTarget);
+  s.Start("slurm-syncer");  // the controllers' syncer again, now waiting for the Lease
+  s.Kubectl({"annotate", "--overwrite", "node", "sim-02", "tidepool.dev/cordon-reason=failover"});
+  s.Kubectl({"cordon", "sim-02"});
+  CHECK(
+      Eventually([&] { return s.SlurmReason("gpu-a-02") == "k8s: cordon: failover"; }).has_value());
+  s.Kubectl({"uncordon", "sim-02"});
+  CHECK(Eventually([&] { return s.IdleNodes() == kNodes; }).has_value());
+  CHECK(s.LeaseHolder("slurm-syncer") == standby_identity);
+  s.StopStandby(standby);  // releases the Lease: the first replica leads again at once
+  CHECK(Eventually([&] {
+          return s.LeaseHolder("slurm-syncer") == s.Identity("slurm-syncer");
+        }).has_value());
+}
+
+TEST_CASE("standby controllers take over when their leaders die") {
+  System& s = ReadySystem();
+  const std::vector<std::string> controllers = {"nodeset-controller", "cluster-controller"};
+  std::map<std::string, std::string> standby_identity;
+  for (const std::string& controller : controllers) {
+    standby_identity[controller] = s.Identity(s.StartStandby(controller));
+    REQUIRE(Eventually([&] {
+              return s.LeaseHolder(controller) == s.Identity(controller);
+            }).has_value());
+  }
+  std::map<std::string, absl::Time> killed;
+  for (const std::string& controller : controllers) {
+    s.Kill(controller);
+    killed[controller] = absl::Now();
+  }
+  for (const std::string& controller : controllers) {
+    INFO(controller);
+    REQUIRE(Eventually([&] { return s.LeaseHolder(controller) == standby_identity[controller]; },
+                       absl::Seconds(45))
+                .has_value());
+    const absl::Duration took = absl::Now() - killed[controller];
+    WARN(controller << " failover after SIGKILL: at most " << absl::FormatDuration(took));
+    CHECK(took <= kFailoverTarget);
+  }
+  // Scale-in needs the standby nodeset-controller (drain, wait, delete) and the standby
+  // cluster-controller (the node leaves slurm.conf).
+  s.Kubectl({"-n", "hpc", "scale", "nodeset", "h100-b", "--replicas=1"});
+  CHECK(
+      Eventually([&] { return !absl::StrContains(s.SlurmNodes(), "gpu-b-02"); }, absl::Seconds(90))
+          .has_value());
+  s.Kubectl({"-n", "hpc", "scale", "nodeset", "h100-b", "--replicas=2"});
+  CHECK(Eventually([&] { return s.AllReady(); }, absl::Seconds(120)).has_value());
+  for (const std::string& controller : controllers) {
+    s.Start(controller);
+    s.StopStandby(controller + " standby");
+  }
+  CHECK(Eventually([&] { return s.AllReady(); }, absl::Seconds(60)).has_value());
 }
 
 }  // namespace
