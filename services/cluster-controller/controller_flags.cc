@@ -4,18 +4,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
-ABSL_FLAG(std::string, kubeconfig, "",
-          "kubeconfig file; empty: $KUBECONFIG, in-cluster service account, ~/.kube/config");
 ABSL_FLAG(std::string, renderer_address, "127.0.0.1:50061", "config-renderer gRPC host:port");
 ABSL_FLAG(std::string, syncer_address, "127.0.0.1:50062", "slurm-syncer gRPC host:port");
 ABSL_FLAG(absl::Duration, config_propagation_delay, absl::Seconds(5),
           "Wait after writing a ConfigMap before telling Slurm to reconfigure, for kubelet "
           "to update the controller's mounted files (0s-10m)");
 ABSL_FLAG(std::string, watch_namespace, "", "Only SlurmClusters in this namespace; empty: all");
-ABSL_FLAG(bool, leader_elect, true,
-          "Only the holder of the cluster-controller Lease writes (run two replicas safely)");
-ABSL_FLAG(std::string, leader_election_namespace, "tidepool-system",
-          "Namespace of the cluster-controller Lease");
 ABSL_FLAG(std::vector<std::string>, controller_hosts, {},
           "SlurmctldHost entries for rendered configs; empty: <cluster>-controller-N");
 ABSL_FLAG(std::string, gpu_device_prefix, "",
@@ -48,22 +42,21 @@ absl::StatusOr<ControllerSettings> BuildControllerSettings(const RawControllerFl
         absl::StrCat("--config_propagation_delay=", absl::FormatDuration(raw.propagation_delay),
                      " is out of range; use 0s to 10m"));
   }
-  if (raw.leader_elect && raw.leader_election_namespace.empty()) {
-    return absl::InvalidArgumentError("--leader_election_namespace is empty");
-  }
+  if (absl::Status s = k8s::ValidateClientFlags(raw.client); !s.ok()) return s;
+  if (absl::Status s = k8s::ValidateLeaderElectionFlags(raw.leader_election); !s.ok()) return s;
   for (const std::string& host : raw.controller_hosts) {
     if (host.empty() || absl::StrContains(host, " ")) {
       return absl::InvalidArgumentError(
           absl::StrCat("--controller_hosts: \"", host, "\" is not a host name"));
     }
   }
-  ControllerSettings settings{.kubeconfig = raw.kubeconfig,
+  ControllerSettings settings{.client = raw.client,
                               .renderer_address = raw.renderer_address,
                               .syncer_address = raw.syncer_address};
   settings.loop.propagation_delay = raw.propagation_delay;
   settings.loop.watch_namespace = raw.watch_namespace;
-  settings.loop.leadership = {.enabled = raw.leader_elect,
-                              .lease_namespace = raw.leader_election_namespace,
+  settings.loop.leadership = {.enabled = raw.leader_election.enabled,
+                              .lease_namespace = raw.leader_election.lease_namespace,
                               .lease_name = "cluster-controller"};
   for (const std::string& host : raw.controller_hosts) {
     settings.loop.environment.add_controller_hosts(host);
@@ -74,13 +67,12 @@ absl::StatusOr<ControllerSettings> BuildControllerSettings(const RawControllerFl
 }
 
 RawControllerFlags ReadControllerFlags() {
-  return {.kubeconfig = absl::GetFlag(FLAGS_kubeconfig),
+  return {.client = k8s::ReadClientFlags(),
           .renderer_address = absl::GetFlag(FLAGS_renderer_address),
           .syncer_address = absl::GetFlag(FLAGS_syncer_address),
           .propagation_delay = absl::GetFlag(FLAGS_config_propagation_delay),
           .watch_namespace = absl::GetFlag(FLAGS_watch_namespace),
-          .leader_elect = absl::GetFlag(FLAGS_leader_elect),
-          .leader_election_namespace = absl::GetFlag(FLAGS_leader_election_namespace),
+          .leader_election = k8s::ReadLeaderElectionFlags(),
           .controller_hosts = absl::GetFlag(FLAGS_controller_hosts),
           .gpu_device_prefix = absl::GetFlag(FLAGS_gpu_device_prefix),
           .cgroup_plugin = absl::GetFlag(FLAGS_cgroup_plugin)};

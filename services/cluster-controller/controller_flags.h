@@ -1,7 +1,8 @@
 #pragma once
 
-// cluster-controller's own flags (the common ones are in common/service_flags.h),
-// validated into the config loop's options.
+// cluster-controller's own flags (the common ones are in common/service_flags.h, the
+// Kubernetes client and leader-election ones in k8s/client_flags.h), validated into the
+// config loop's options.
 
 #include <string>
 #include <vector>
@@ -10,14 +11,12 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "controller.h"
+#include "k8s/client_flags.h"
 
-ABSL_DECLARE_FLAG(std::string, kubeconfig);
 ABSL_DECLARE_FLAG(std::string, renderer_address);
 ABSL_DECLARE_FLAG(std::string, syncer_address);
 ABSL_DECLARE_FLAG(absl::Duration, config_propagation_delay);
 ABSL_DECLARE_FLAG(std::string, watch_namespace);
-ABSL_DECLARE_FLAG(bool, leader_elect);
-ABSL_DECLARE_FLAG(std::string, leader_election_namespace);
 ABSL_DECLARE_FLAG(std::vector<std::string>, controller_hosts);
 ABSL_DECLARE_FLAG(std::string, gpu_device_prefix);
 ABSL_DECLARE_FLAG(std::string, cgroup_plugin);
@@ -25,20 +24,19 @@ ABSL_DECLARE_FLAG(std::string, cgroup_plugin);
 namespace tidepool::cluster {
 
 struct RawControllerFlags {
-  std::string kubeconfig;
+  k8s::ClientFlags client;
   std::string renderer_address;
   std::string syncer_address;
   absl::Duration propagation_delay;
   std::string watch_namespace;
-  bool leader_elect = true;
-  std::string leader_election_namespace;
+  k8s::LeaderElectionFlags leader_election;
   std::vector<std::string> controller_hosts;
   std::string gpu_device_prefix;
   std::string cgroup_plugin;
 };
 
 struct ControllerSettings {
-  std::string kubeconfig;
+  k8s::ClientFlags client;
   std::string renderer_address;
   std::string syncer_address;
   ConfigLoopOptions loop;

@@ -3,11 +3,11 @@
 #include <memory>
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "common/log.h"
 #include "controller.h"
 #include "controller_flags.h"
 #include "grpcpp/create_channel.h"
+#include "k8s/client_flags.h"
 #include "k8s/config.h"
 
 namespace tidepool::cluster {
@@ -21,23 +21,13 @@ struct ClusterController {
   std::unique_ptr<ConfigLoop> loop;
 };
 
-absl::StatusOr<k8s::ClientConfig> KubernetesConfig(const std::string& kubeconfig) {
-  absl::StatusOr<k8s::ClientConfig> config =
-      kubeconfig.empty() ? k8s::DefaultConfig() : k8s::LoadKubeconfig(kubeconfig);
-  if (!config.ok()) {
-    return absl::Status(config.status().code(),
-                        absl::StrCat("Kubernetes client configuration (--kubeconfig): ",
-                                     config.status().message()));
-  }
-  return config;
-}
-
 }  // namespace
 
 absl::Status SetUpClusterController(common::ServiceContext& context) {
   absl::StatusOr<ControllerSettings> settings = BuildControllerSettings(ReadControllerFlags());
   if (!settings.ok()) return settings.status();
-  absl::StatusOr<k8s::ClientConfig> config = KubernetesConfig(settings->kubeconfig);
+  absl::StatusOr<k8s::ClientConfig> config =
+      k8s::ClientConfigFromFlags(settings->client, "tidepool-cluster-controller");
   if (!config.ok()) return config.status();
   auto controller = std::make_shared<ClusterController>();
   controller->client = std::make_unique<k8s::Client>(*std::move(config));

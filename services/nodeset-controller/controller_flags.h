@@ -1,7 +1,8 @@
 #pragma once
 
-// nodeset-controller's own flags (the common ones are in common/service_flags.h),
-// validated into the options the controller is built from.
+// nodeset-controller's own flags (the common ones are in common/service_flags.h, the
+// Kubernetes client and leader-election ones in k8s/client_flags.h), validated into the
+// options the controller is built from.
 
 #include <cstdint>
 #include <string>
@@ -9,13 +10,9 @@
 #include "absl/flags/declare.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "k8s/client_flags.h"
 
-ABSL_DECLARE_FLAG(std::string, kubeconfig);
-ABSL_DECLARE_FLAG(double, kube_api_qps);
-ABSL_DECLARE_FLAG(int32_t, kube_api_burst);
 ABSL_DECLARE_FLAG(std::string, syncer_address);
-ABSL_DECLARE_FLAG(bool, leader_elect);
-ABSL_DECLARE_FLAG(std::string, leader_election_namespace);
 ABSL_DECLARE_FLAG(std::string, leader_election_id);
 ABSL_DECLARE_FLAG(std::string, watch_namespace);
 ABSL_DECLARE_FLAG(int32_t, workers);
@@ -24,13 +21,10 @@ ABSL_DECLARE_FLAG(absl::Duration, wait_requeue);
 namespace tidepool::nodeset {
 
 struct ControllerOptions {
-  std::string kubeconfig;  // "" = in-cluster
-  double qps = 20;
-  int burst = 40;
+  k8s::ClientFlags client;
   std::string syncer_address;
-  bool leader_elect = true;
-  std::string lease_namespace;
-  std::string lease_name;
+  k8s::LeaderElectionFlags leader_election;
+  std::string lease_name;       // --leader_election_id
   std::string watch_namespace;  // "" = all namespaces
   int workers = 2;
   absl::Duration wait_requeue;

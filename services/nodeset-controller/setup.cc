@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "controller.h"
 #include "controller_flags.h"
+#include "k8s/client_flags.h"
 #include "k8s/config.h"
 #include "k8s/leader_election.h"
 #include "tidepool/naming.h"
@@ -22,21 +23,6 @@ namespace {
 
 constexpr absl::Duration kSyncerCallTimeout = absl::Seconds(10);
 constexpr absl::Duration kCacheSyncTimeout = absl::Minutes(5);
-
-absl::StatusOr<k8s::ClientConfig> ClientConfigFor(const ControllerOptions& options) {
-  absl::StatusOr<k8s::ClientConfig> config =
-      options.kubeconfig.empty() ? k8s::InClusterConfig() : k8s::LoadKubeconfig(options.kubeconfig);
-  if (!config.ok()) {
-    return absl::Status(
-        config.status().code(),
-        absl::StrCat(options.kubeconfig.empty() ? "in-cluster config" : "--kubeconfig", ": ",
-                     config.status().message()));
-  }
-  config->qps = options.qps;
-  config->burst = options.burst;
-  config->user_agent = "tidepool-nodeset-controller";
-  return config;
-}
 
 // This replica's name in the Lease and in Events: the pod name in a cluster.
 std::string Identity() {
@@ -109,12 +95,12 @@ class Process {
     while (!factory_.WaitForSync(absl::Seconds(1))) {
       if (stop.stop_requested()) return;
     }
-    if (!options_.leader_elect) {
+    if (!options_.leader_election.enabled) {
       controller_->StartWorkers();
       return;
     }
     k8s::LeaderElector elector(
-        client_, {.lease_namespace = options_.lease_namespace,
+        client_, {.lease_namespace = options_.leader_election.lease_namespace,
                   .lease_name = options_.lease_name,
                   .identity = identity_,
                   .callbacks = {.on_started_leading = [this] { controller_->StartWorkers(); },
@@ -151,12 +137,14 @@ class Process {
 absl::Status SetUpNodeSetController(common::ServiceContext& context) {
   absl::StatusOr<ControllerOptions> options = ValidateControllerOptions(ReadControllerFlags());
   if (!options.ok()) return options.status();
-  absl::StatusOr<k8s::ClientConfig> config = ClientConfigFor(*options);
+  absl::StatusOr<k8s::ClientConfig> config =
+      k8s::ClientConfigFromFlags(options->client, "tidepool-nodeset-controller");
   if (!config.ok()) return config.status();
-  common::LogInfo("nodeset_controller_configured", {{"api_server", config->server},
-                                                    {"syncer", options->syncer_address},
-                                                    {"leader_elect", options->leader_elect},
-                                                    {"watch_namespace", options->watch_namespace}});
+  common::LogInfo("nodeset_controller_configured",
+                  {{"api_server", config->server},
+                   {"syncer", options->syncer_address},
+                   {"leader_elect", options->leader_election.enabled},
+                   {"watch_namespace", options->watch_namespace}});
   auto process =
       std::make_shared<Process>(*std::move(options), *std::move(config), context.metrics());
   context.AddReadinessCheck("informers", [process] { return process->Readiness(); });

@@ -7,6 +7,7 @@
 #include "common/log.h"
 #include "job_poller.h"
 #include "k8s/client.h"
+#include "k8s/client_flags.h"
 #include "k8s/config.h"
 #include "node_drainer.h"
 #include "node_poller.h"
@@ -47,22 +48,15 @@ struct Syncer {
   std::unique_ptr<TwoWaySync> two_way;
 };
 
-absl::StatusOr<k8s::ClientConfig> KubernetesConfig(const std::string& kubeconfig) {
-  absl::StatusOr<k8s::ClientConfig> config =
-      kubeconfig.empty() ? k8s::DefaultConfig() : k8s::LoadKubeconfig(kubeconfig);
-  if (!config.ok()) {
-    return absl::Status(config.status().code(),
-                        absl::StrCat("Kubernetes client configuration (--kubeconfig, or "
-                                     "--sync_kubernetes=false to serve only Slurm): ",
-                                     config.status().message()));
-  }
-  return config;
-}
-
 absl::Status SetUpTwoWaySync(Syncer& syncer, const SyncerOptions& options,
                              common::ServiceContext& context) {
-  absl::StatusOr<k8s::ClientConfig> config = KubernetesConfig(options.kubeconfig);
-  if (!config.ok()) return config.status();
+  absl::StatusOr<k8s::ClientConfig> config =
+      k8s::ClientConfigFromFlags(options.kube_client, "tidepool-slurm-syncer");
+  if (!config.ok()) {
+    return absl::Status(config.status().code(),
+                        absl::StrCat(config.status().message(),
+                                     " (or --sync_kubernetes=false to serve only Slurm)"));
+  }
   syncer.kube = std::make_unique<k8s::Client>(*std::move(config));
   syncer.two_way = std::make_unique<TwoWaySync>(*syncer.kube, syncer.node_feed, syncer.drainer,
                                                 *options.two_way, context.metrics());

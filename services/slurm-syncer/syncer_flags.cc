@@ -34,15 +34,9 @@ ABSL_FLAG(absl::Duration, job_poll_interval, absl::Seconds(1),
 ABSL_FLAG(bool, sync_kubernetes, true,
           "Sync slurmd pods and their Nodes with Slurm (drains from Kubernetes causes, Slurm "
           "state onto pods and Nodes); false serves only the Slurm API");
-ABSL_FLAG(std::string, kubeconfig, "",
-          "kubeconfig file; empty: $KUBECONFIG, in-cluster service account, ~/.kube/config");
 ABSL_FLAG(std::string, pod_namespace, "", "Namespace of slurmd pods to sync; empty: all");
 ABSL_FLAG(std::vector<std::string>, drain_node_conditions, {},
           "Node condition types that drain the node's Slurm node while True (comma-separated)");
-ABSL_FLAG(bool, leader_elect, true,
-          "Only the holder of the slurm-syncer Lease writes (run two replicas safely)");
-ABSL_FLAG(std::string, leader_election_namespace, "tidepool-system",
-          "Namespace of the slurm-syncer Lease");
 
 namespace tidepool::syncer {
 namespace {
@@ -114,8 +108,8 @@ absl::StatusOr<SyncerOptions> BuildSyncerOptions(const RawSyncerFlags& raw) {
   options.node_polling = {.interval = raw.node_poll_interval,
                           .full_resync_interval = raw.full_resync_interval};
   options.job_poll_interval = raw.job_poll_interval;
-  options.kubeconfig = raw.kubeconfig;
   if (raw.sync_kubernetes) {
+    if (absl::Status s = k8s::ValidateClientFlags(raw.kube_client); !s.ok()) return s;
     for (const std::string& type : raw.drain_node_conditions) {
       if (type.empty() || type == "Ready") {
         return absl::InvalidArgumentError(absl::StrCat(
@@ -123,13 +117,14 @@ absl::StatusOr<SyncerOptions> BuildSyncerOptions(const RawSyncerFlags& raw) {
             "\" is not a condition type to drain on (Ready=False is handled as pod not ready)"));
       }
     }
-    if (raw.leader_elect && raw.leader_election_namespace.empty()) {
-      return absl::InvalidArgumentError("--leader_election_namespace is empty");
+    if (absl::Status s = k8s::ValidateLeaderElectionFlags(raw.leader_election); !s.ok()) {
+      return s;
     }
     options.two_way = TwoWaySyncOptions{.pod_namespace = raw.pod_namespace,
                                         .drain_conditions = raw.drain_node_conditions,
-                                        .leader_elect = raw.leader_elect,
-                                        .lease_namespace = raw.leader_election_namespace};
+                                        .leader_elect = raw.leader_election.enabled,
+                                        .lease_namespace = raw.leader_election.lease_namespace};
+    options.kube_client = raw.kube_client;
   }
   return options;
 }
@@ -146,11 +141,10 @@ RawSyncerFlags ReadSyncerFlags() {
           .full_resync_interval = absl::GetFlag(FLAGS_full_resync_interval),
           .job_poll_interval = absl::GetFlag(FLAGS_job_poll_interval),
           .sync_kubernetes = absl::GetFlag(FLAGS_sync_kubernetes),
-          .kubeconfig = absl::GetFlag(FLAGS_kubeconfig),
+          .kube_client = k8s::ReadClientFlags(),
           .pod_namespace = absl::GetFlag(FLAGS_pod_namespace),
           .drain_node_conditions = absl::GetFlag(FLAGS_drain_node_conditions),
-          .leader_elect = absl::GetFlag(FLAGS_leader_elect),
-          .leader_election_namespace = absl::GetFlag(FLAGS_leader_election_namespace)};
+          .leader_election = k8s::ReadLeaderElectionFlags()};
 }
 
 }  // namespace tidepool::syncer

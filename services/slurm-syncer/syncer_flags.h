@@ -1,7 +1,8 @@
 #pragma once
 
-// slurm-syncer's own flags (the common ones are in common/service_flags.h), validated
-// into the options the syncer is built from.
+// slurm-syncer's own flags (the common ones are in common/service_flags.h, the
+// Kubernetes client and leader-election ones in k8s/client_flags.h), validated into the
+// options the syncer is built from.
 
 #include <cstdint>
 #include <optional>
@@ -11,6 +12,7 @@
 #include "absl/flags/declare.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "k8s/client_flags.h"
 #include "node_poller.h"
 #include "slurm/rest/client.h"
 #include "two_way_sync.h"
@@ -26,11 +28,8 @@ ABSL_DECLARE_FLAG(absl::Duration, node_poll_interval);
 ABSL_DECLARE_FLAG(absl::Duration, full_resync_interval);
 ABSL_DECLARE_FLAG(absl::Duration, job_poll_interval);
 ABSL_DECLARE_FLAG(bool, sync_kubernetes);
-ABSL_DECLARE_FLAG(std::string, kubeconfig);
 ABSL_DECLARE_FLAG(std::string, pod_namespace);
 ABSL_DECLARE_FLAG(std::vector<std::string>, drain_node_conditions);
-ABSL_DECLARE_FLAG(bool, leader_elect);
-ABSL_DECLARE_FLAG(std::string, leader_election_namespace);
 
 namespace tidepool::syncer {
 
@@ -46,11 +45,10 @@ struct RawSyncerFlags {
   absl::Duration full_resync_interval;
   absl::Duration job_poll_interval;
   bool sync_kubernetes = true;
-  std::string kubeconfig;
+  k8s::ClientFlags kube_client;
   std::string pod_namespace;
   std::vector<std::string> drain_node_conditions;
-  bool leader_elect = true;
-  std::string leader_election_namespace;
+  k8s::LeaderElectionFlags leader_election;
 };
 
 struct SyncerOptions {
@@ -59,7 +57,7 @@ struct SyncerOptions {
   absl::Duration job_poll_interval;
   // The two-way sync with Kubernetes; unset when --sync_kubernetes=false.
   std::optional<TwoWaySyncOptions> two_way;
-  std::string kubeconfig;  // "" = $KUBECONFIG, in-cluster, ~/.kube/config
+  k8s::ClientFlags kube_client;  // used with two_way only
 };
 
 // Checks the values and builds the authenticator (reading the JWT key file now): the

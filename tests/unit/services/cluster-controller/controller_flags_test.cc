@@ -11,7 +11,6 @@ RawControllerFlags Defaults() {
   return {.renderer_address = "127.0.0.1:50061",
           .syncer_address = "127.0.0.1:50062",
           .propagation_delay = absl::Seconds(5),
-          .leader_election_namespace = "tidepool-system",
           .controller_hosts = {"research-controller-0"},
           .gpu_device_prefix = "/tmp/gpu"};
 }
@@ -19,7 +18,10 @@ RawControllerFlags Defaults() {
 TEST_CASE("flags build the loop's options and render environment") {
   absl::StatusOr<ControllerSettings> settings = BuildControllerSettings(Defaults());
   REQUIRE(settings.ok());
+  CHECK(settings->client == k8s::ClientFlags{});
   CHECK(settings->loop.propagation_delay == absl::Seconds(5));
+  CHECK(settings->loop.leadership.enabled);
+  CHECK(settings->loop.leadership.lease_namespace == "tidepool-system");
   CHECK(settings->loop.leadership.lease_name == "cluster-controller");
   CHECK(settings->loop.environment.controller_hosts(0) == "research-controller-0");
   CHECK(settings->loop.environment.gpu_device_prefix() == "/tmp/gpu");
@@ -35,7 +37,9 @@ TEST_CASE("bad flag values are refused naming the flag") {
       {[](RawControllerFlags& r) { r.syncer_address = ":50062"; }, "--syncer_address"},
       {[](RawControllerFlags& r) { r.propagation_delay = absl::Hours(1); },
        "--config_propagation_delay"},
-      {[](RawControllerFlags& r) { r.leader_election_namespace.clear(); },
+      {[](RawControllerFlags& r) { r.client.qps = 0; }, "--kube_api_qps"},
+      {[](RawControllerFlags& r) { r.client.burst = 0; }, "--kube_api_burst"},
+      {[](RawControllerFlags& r) { r.leader_election.lease_namespace.clear(); },
        "--leader_election_namespace"},
       {[](RawControllerFlags& r) { r.controller_hosts = {"a b"}; }, "--controller_hosts"},
   };

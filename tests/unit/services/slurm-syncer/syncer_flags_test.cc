@@ -17,8 +17,7 @@ RawSyncerFlags Defaults() {
           .rest_timeout = absl::Seconds(10),
           .node_poll_interval = absl::Seconds(1),
           .full_resync_interval = absl::Minutes(5),
-          .job_poll_interval = absl::Seconds(1),
-          .leader_election_namespace = "tidepool-system"};
+          .job_poll_interval = absl::Seconds(1)};
 }
 
 TEST_CASE("valid flags build the client and polling options") {
@@ -41,6 +40,20 @@ TEST_CASE("the two-way sync is configured unless turned off") {
   options = BuildSyncerOptions(raw);
   REQUIRE(options.ok());
   CHECK_FALSE(options->two_way.has_value());
+}
+
+TEST_CASE("the Kubernetes flags are checked only with --sync_kubernetes") {
+  RawSyncerFlags raw = Defaults();
+  raw.kube_client = {.kubeconfig = "/etc/tidepool/kubeconfig", .qps = 5, .burst = 10};
+  absl::StatusOr<SyncerOptions> options = BuildSyncerOptions(raw);
+  REQUIRE(options.ok());
+  CHECK(options->kube_client == raw.kube_client);
+
+  raw.kube_client.qps = 0;
+  raw.leader_election.lease_namespace.clear();
+  CHECK(absl::IsInvalidArgument(BuildSyncerOptions(raw).status()));
+  raw.sync_kubernetes = false;
+  CHECK(BuildSyncerOptions(raw).ok());
 }
 
 TEST_CASE("a UNIX socket alone needs no credentials") {
@@ -82,7 +95,9 @@ TEST_CASE("bad flag values are refused naming the flag") {
       {[](RawSyncerFlags& r) { r.jwt_key_file = "/k"; }, "--slurm_token_file"},
       {[](RawSyncerFlags& r) { r.token_file.clear(); }, "--slurm_jwt_key_file"},
       {[](RawSyncerFlags& r) { r.drain_node_conditions = {"Ready"}; }, "--drain_node_conditions"},
-      {[](RawSyncerFlags& r) { r.leader_election_namespace.clear(); },
+      {[](RawSyncerFlags& r) { r.kube_client.qps = -1; }, "--kube_api_qps"},
+      {[](RawSyncerFlags& r) { r.kube_client.burst = 0; }, "--kube_api_burst"},
+      {[](RawSyncerFlags& r) { r.leader_election.lease_namespace.clear(); },
        "--leader_election_namespace"},
   };
   for (const Case& c : cases) {
