@@ -32,7 +32,6 @@ class NodeRegistrar {
   // Deletes the Nodes and their Leases (--cleanup_nodes).
   void DeleteAll();
 
-  const std::vector<SimNode>& nodes() const { return nodes_; }
 
  private:
   absl::Status Register(const SimNode& node);

@@ -29,7 +29,9 @@
 #include "k8s/config.h"
 #include "k8s/resource.h"
 #include "support/child_process.h"
+#include "support/eventually.h"
 #include "support/json.h"
+#include "support/kube_namespace.h"
 #include "support/testenv.h"
 
 namespace tidepool::testing {
@@ -42,11 +44,6 @@ constexpr char kNewSlurmNodes[] = "agt-[01-02]";
 constexpr char kSlurmNodeA[] = "agt-01";
 constexpr char kSlurmNodeB[] = "agt-02";
 
-const k8s::ResourceType& ServiceAccounts() {
-  static const k8s::ResourceType type{"", "v1", "serviceaccounts", true};
-  return type;
-}
-
 std::string ReadText(const std::string& path) {
   std::ifstream in(path);
   std::stringstream content;
@@ -55,12 +52,7 @@ std::string ReadText(const std::string& path) {
 }
 
 bool Eventually(const std::function<bool()>& condition, absl::Duration timeout) {
-  const absl::Time deadline = absl::Now() + timeout;
-  while (absl::Now() < deadline) {
-    if (condition()) return true;
-    absl::SleepFor(absl::Milliseconds(250));
-  }
-  return condition();
+  return PollUntil(condition, timeout, absl::Milliseconds(250)).has_value();
 }
 
 // The API server as the admin, with the test namespace (and the service account that pod
@@ -77,18 +69,9 @@ struct Cluster {
     absl::StatusOr<k8s::ClientConfig> config = k8s::LoadKubeconfig(env.kubeconfig);
     REQUIRE(config.ok());
     client = std::make_unique<k8s::Client>(*config);
-    CreateIfMissing(k8s::Namespaces(), "",
-                    absl::StrCat(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")",
-                                 kNamespace, R"("}})"));
-    CreateIfMissing(ServiceAccounts(), kNamespace,
-                    R"({"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"default"}})");
-  }
-
-  void CreateIfMissing(const k8s::ResourceType& type, const std::string& ns,
-                       const std::string& json) {
-    absl::StatusOr<std::string> created = client->Create(type, ns, json);
-    INFO(created.status().ToString());
-    REQUIRE((created.ok() || absl::IsAlreadyExists(created.status())));
+    const absl::Status ns = EnsurePodNamespace(*client, kNamespace);
+    INFO(ns.ToString());
+    REQUIRE(ns.ok());
   }
 
   // The object, or nullopt when it does not exist.
