@@ -32,7 +32,6 @@ class NodeRegistrar {
   // Deletes the Nodes and their Leases (--cleanup_nodes).
   void DeleteAll();
 
-
  private:
   absl::Status Register(const SimNode& node);
   absl::Status EnsureSpec(const SimNode& node);
