@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "common/grpc_status.h"
 #include "common/log.h"
 #include "controller.h"
 #include "k8s/object_json.h"
@@ -47,12 +48,6 @@ grpc::ClientContext* WithDeadline(grpc::ClientContext& context, absl::Duration t
   return &context;
 }
 
-absl::Status FromGrpc(const grpc::Status& status, absl::string_view what) {
-  if (status.ok()) return absl::OkStatus();
-  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                      absl::StrCat(what, ": ", status.error_message()));
-}
-
 }  // namespace
 
 absl::StatusOr<v1::RenderResponse> ConfigLoop::Render(const v1::RenderRequest& request) {
@@ -60,7 +55,7 @@ absl::StatusOr<v1::RenderResponse> ConfigLoop::Render(const v1::RenderRequest& r
   v1::RenderResponse response;
   grpc::Status status =
       renderer_.Render(WithDeadline(context, options_.rpc_timeout), request, &response);
-  if (!status.ok()) return FromGrpc(status, "config-renderer Render");
+  if (!status.ok()) return common::FromGrpcStatus(status, "config-renderer Render");
   return response;
 }
 
@@ -69,9 +64,9 @@ absl::Status ConfigLoop::Reconfigure(const std::string& cause) {
   v1::ReconfigureRequest request;
   request.set_cause(cause);
   v1::ReconfigureResponse response;
-  absl::Status status =
-      FromGrpc(syncer_.Reconfigure(WithDeadline(context, options_.rpc_timeout), request, &response),
-               "slurm-syncer Reconfigure");
+  absl::Status status = common::FromGrpcStatus(
+      syncer_.Reconfigure(WithDeadline(context, options_.rpc_timeout), request, &response),
+      "slurm-syncer Reconfigure");
   reconfigures_.Add({{"result", status.ok() ? "ok" : "error"}}).Increment();
   return status;
 }

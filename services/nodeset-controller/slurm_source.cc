@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/grpc_status.h"
 #include "common/log.h"
 #include "grpcpp/create_channel.h"
 
@@ -18,11 +19,6 @@ using tidepool::v1::WatchNodesResponse;
 
 constexpr absl::Duration kFirstBackoff = absl::Milliseconds(500);
 constexpr absl::Duration kMaxBackoff = absl::Seconds(10);
-
-absl::Status FromGrpc(const grpc::Status& status, absl::string_view what) {
-  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                      absl::StrCat(what, ": ", status.error_message()));
-}
 
 }  // namespace
 
@@ -170,7 +166,8 @@ absl::StatusOr<SlurmNode> SyncerClient::Update(const UpdateNodeRequest& request)
   if (stub_ == nullptr) return absl::UnavailableError("no --syncer_address");
   tidepool::v1::UpdateNodeResponse response;
   const grpc::Status status = stub_->UpdateNode(CallContext().get(), request, &response);
-  if (!status.ok()) return FromGrpc(status, absl::StrCat("UpdateNode ", request.name()));
+  if (!status.ok())
+    return common::FromGrpcStatus(status, absl::StrCat("UpdateNode ", request.name()));
   // The next sync sees the new state without waiting for the watch.
   absl::MutexLock lock(&mutex_);
   nodes_[response.node().name()] = response.node();
@@ -202,7 +199,7 @@ absl::StatusOr<std::optional<SlurmNode>> SyncerClient::Fresh(const std::string& 
   tidepool::v1::GetNodesResponse response;
   const grpc::Status status = stub_->GetNodes(CallContext().get(), request, &response);
   if (status.error_code() == grpc::StatusCode::NOT_FOUND) return std::nullopt;
-  if (!status.ok()) return FromGrpc(status, absl::StrCat("GetNodes ", name));
+  if (!status.ok()) return common::FromGrpcStatus(status, absl::StrCat("GetNodes ", name));
   for (const SlurmNode& node : response.nodes()) {
     if (node.name() == name) return node;
   }
