@@ -43,6 +43,8 @@ std::string ConfigMapHash(const k8s::CachedObjectPtr& config_map) {
   return annotations != nullptr ? k8s::StringMember(*annotations, api::kConfigHashAnnotation) : "";
 }
 
+constexpr absl::Duration kUnsyncedRetry = absl::Milliseconds(500);
+
 grpc::ClientContext* WithDeadline(grpc::ClientContext& context, absl::Duration timeout) {
   context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
   return &context;
@@ -86,7 +88,12 @@ absl::Status ConfigLoop::WriteStatus(const k8s::CachedObject& cluster,
 }
 
 absl::Status ConfigLoop::Sync(const std::string& key) {
-  if (!leader_.IsLeader() || !Synced()) return absl::OkStatus();  // leadership re-enqueues all
+  if (!leader_.IsLeader()) return absl::OkStatus();  // leadership re-enqueues all
+  if (!Synced()) {
+    // A key seen while the other caches still list (at start-up) would be lost if dropped.
+    queue_.AddAfter(key, kUnsyncedRetry);
+    return absl::OkStatus();
+  }
   k8s::CachedObjectPtr cluster = clusters_.Get(key);
   if (cluster == nullptr) {
     absl::MutexLock lock(&mutex_);
