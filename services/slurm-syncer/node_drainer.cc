@@ -14,7 +14,7 @@ const char* ActionName(const DrainRequest& request) {
 }  // namespace
 
 absl::StatusOr<DrainOutcome> NodeDrainer::Apply(const DrainRequest& request,
-                                                absl::string_view requester) {
+                                                absl::string_view requester, ReadBack read_back) {
   if (absl::Status valid = ValidateDrainRequest(request); !valid.ok()) return valid;
   absl::StatusOr<slurm::rest::Node> current = slurm_.GetNode(request.node);
   if (!current.ok()) return current.status();
@@ -35,6 +35,7 @@ absl::StatusOr<DrainOutcome> NodeDrainer::Apply(const DrainRequest& request,
                                    {"force", request.force},
                                    {"requester", requester}});
   poller_.Wake();
+  if (read_back == ReadBack::kNo) return DrainOutcome{*std::move(current), true};
   absl::StatusOr<slurm::rest::Node> after = slurm_.GetNode(request.node);
   if (!after.ok()) return after.status();
   return DrainOutcome{*std::move(after), true};

@@ -1,8 +1,8 @@
 #pragma once
 
 // Sets or clears a drain in Slurm under the drain policy: reads the node fresh, plans
-// with PlanDrainUpdate, sends the update, reads the node back and wakes the node poll
-// so watchers see the change at once. The gRPC UpdateNode and the two-way sync both
+// with PlanDrainUpdate, sends the update, reads the node back (when asked) and wakes the
+// node poll so watchers see the change at once. The gRPC UpdateNode and the two-way sync both
 // drain through here.
 
 #include "absl/status/statusor.h"
@@ -14,9 +14,12 @@
 namespace tidepool::syncer {
 
 struct DrainOutcome {
-  slurm::rest::Node node;  // after the update
+  slurm::rest::Node node;  // after the update; before it without ReadBack::kYes
   bool changed = false;    // false when the node already was as asked
 };
+
+// Whether the caller needs the node as it is after the update (one more REST call).
+enum class ReadBack { kNo, kYes };
 
 class NodeDrainer {
  public:
@@ -24,7 +27,8 @@ class NodeDrainer {
 
   // InvalidArgument for a malformed request, NotFound for an unknown node,
   // FailedPrecondition when the policy refuses, Slurm's errors otherwise.
-  absl::StatusOr<DrainOutcome> Apply(const DrainRequest& request, absl::string_view requester);
+  absl::StatusOr<DrainOutcome> Apply(const DrainRequest& request, absl::string_view requester,
+                                     ReadBack read_back);
 
  private:
   SlurmGateway& slurm_;

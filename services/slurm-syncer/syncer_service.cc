@@ -133,7 +133,8 @@ grpc::Status SyncerService::WatchNodes(grpc::ServerContext* context, const v1::W
 grpc::Status SyncerService::UpdateNode(grpc::ServerContext* context,
                                        const v1::UpdateNodeRequest* request,
                                        v1::UpdateNodeResponse* response) {
-  absl::StatusOr<DrainOutcome> outcome = drainer_.Apply(FromProto(*request), context->peer());
+  absl::StatusOr<DrainOutcome> outcome =
+      drainer_.Apply(FromProto(*request), context->peer(), ReadBack::kYes);
   if (!outcome.ok()) return ToGrpcStatus(outcome.status());
   response->set_changed(outcome->changed);
   ToProto(outcome->node, response->mutable_node());

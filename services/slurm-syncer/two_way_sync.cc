@@ -241,7 +241,7 @@ absl::Status TwoWaySync::Sync(const std::string& slurm_node, Direction direction
     metrics_->Count(direction, "skipped");
     return absl::OkStatus();
   }
-  Observed& o = **observed;
+  const Observed& o = **observed;
   const NodeObservation* node = o.node.has_value() ? &*o.node : nullptr;
   absl::Status status = direction == Direction::kToSlurm
                             ? SyncKubernetesToSlurm(o.pod, node, o.slurm)
@@ -252,12 +252,12 @@ absl::Status TwoWaySync::Sync(const std::string& slurm_node, Direction direction
 
 absl::Status TwoWaySync::SyncKubernetesToSlurm(const PodObservation& pod,
                                                const NodeObservation* node,
-                                               slurm::rest::Node& slurm) {
+                                               const slurm::rest::Node& slurm) {
   const std::optional<std::string> desired =
       DesiredDrainReason(pod, node, options_.drain_conditions);
   const std::optional<DrainRequest> plan = PlanSlurmUpdate(desired, slurm);
   if (!plan.has_value()) return absl::OkStatus();
-  absl::StatusOr<DrainOutcome> outcome = drainer_.Apply(*plan, kRequester);
+  absl::StatusOr<DrainOutcome> outcome = drainer_.Apply(*plan, kRequester, ReadBack::kNo);
   if (absl::IsFailedPrecondition(outcome.status())) {
     // Someone changed the node since the last poll; the next poll brings it back here.
     return absl::OkStatus();
@@ -268,7 +268,6 @@ absl::Status TwoWaySync::SyncKubernetesToSlurm(const PodObservation& pod,
       .Add({{"action", drain ? "drain" : "undrain"},
             {"cause", CauseOf(drain ? plan->reason : plan->if_reason)}})
       .Increment();
-  slurm = outcome->node;
   return absl::OkStatus();
 }
 

@@ -74,7 +74,7 @@ class TwoWaySync {
   // Empty when the pair cannot be synced now (a side unseen, not leading, no pod).
   absl::StatusOr<std::optional<Observed>> Observe(const std::string& slurm_node);
   absl::Status SyncKubernetesToSlurm(const PodObservation& pod, const NodeObservation* node,
-                                     slurm::rest::Node& slurm);
+                                     const slurm::rest::Node& slurm);
   absl::Status SyncSlurmToKubernetes(const PodObservation& pod, const NodeObservation* node,
                                      const slurm::rest::Node& slurm);
 
