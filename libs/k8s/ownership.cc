@@ -110,10 +110,14 @@ absl::StatusOr<std::optional<OwnerReference>> ControllerOf(absl::string_view obj
 }
 
 bool IsControlledBy(absl::string_view object_json, absl::string_view owner_json) {
-  absl::StatusOr<std::optional<OwnerReference>> controller = ControllerOf(object_json);
   absl::StatusOr<ObjectMeta> owner = ParseObjectMeta(owner_json);
-  return controller.ok() && controller->has_value() && owner.ok() && !owner->uid.empty() &&
-         (*controller)->uid == owner->uid;
+  return owner.ok() && IsControlledByUid(object_json, owner->uid);
+}
+
+bool IsControlledByUid(absl::string_view object_json, absl::string_view owner_uid) {
+  if (owner_uid.empty()) return false;
+  absl::StatusOr<std::optional<OwnerReference>> controller = ControllerOf(object_json);
+  return controller.ok() && controller->has_value() && (*controller)->uid == owner_uid;
 }
 
 absl::StatusOr<std::string> SetControllerReference(absl::string_view owner_json,

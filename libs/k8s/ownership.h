@@ -32,6 +32,8 @@ absl::StatusOr<std::vector<OwnerReference>> OwnerReferences(absl::string_view ob
 absl::StatusOr<std::optional<OwnerReference>> ControllerOf(absl::string_view object_json);
 // True when `object_json`'s controller reference points at `owner_json`'s uid.
 bool IsControlledBy(absl::string_view object_json, absl::string_view owner_json);
+// The same for an owner whose uid is known (an informer's parsed metadata).
+bool IsControlledByUid(absl::string_view object_json, absl::string_view owner_uid);
 
 // `object_json` with `owner_json` as its controller (controller and blockOwnerDeletion
 // true), replacing an earlier reference to the same owner and keeping other owners.

@@ -119,7 +119,8 @@ class NodeSetSync {
     std::vector<ObservedPod> pods;
     for (const k8s::CachedObjectPtr& object :
          context_.informers.pods->ListByLabel(api::kNodeSetLabel, name())) {
-      if (object->meta.ns != ns() || !k8s::IsControlledBy(object->json, cached_->json)) continue;
+      if (object->meta.ns != ns() || !k8s::IsControlledByUid(object->json, cached_->meta.uid))
+        continue;
       absl::StatusOr<ObservedPod> pod = ObservePod(object->json);
       if (pod.ok()) pods.push_back(*std::move(pod));
     }
