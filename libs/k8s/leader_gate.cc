@@ -3,12 +3,14 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "absl/strings/str_cat.h"
 
 namespace tidepool::k8s {
 
 std::string DefaultIdentity() {
+  if (const char* pod = std::getenv("POD_NAME"); pod != nullptr && *pod != '\0') return pod;
   char host[256] = {};
   gethostname(host, sizeof(host) - 1);
   return absl::StrCat(host, "_", getpid());

@@ -42,7 +42,8 @@ class LeaderGate {
   std::jthread thread_;
 };
 
-// "<hostname>_<pid>": unique per process on a cluster's nodes.
+// This replica's name in its Lease and Events: $POD_NAME in a cluster, else
+// "<hostname>_<pid>" (unique per process on a cluster's nodes).
 std::string DefaultIdentity();
 
 }  // namespace tidepool::k8s

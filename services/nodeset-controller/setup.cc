@@ -1,8 +1,5 @@
 #include "setup.h"
 
-#include <unistd.h>
-
-#include <cstdlib>
 #include <memory>
 #include <stop_token>
 #include <thread>
@@ -15,6 +12,7 @@
 #include "k8s/client_flags.h"
 #include "k8s/config.h"
 #include "k8s/leader_election.h"
+#include "k8s/leader_gate.h"
 #include "tidepool/naming.h"
 #include "tidepool/resource_types.h"
 
@@ -24,20 +22,12 @@ namespace {
 constexpr absl::Duration kSyncerCallTimeout = absl::Seconds(10);
 constexpr absl::Duration kCacheSyncTimeout = absl::Minutes(5);
 
-// This replica's name in the Lease and in Events: the pod name in a cluster.
-std::string Identity() {
-  if (const char* pod = std::getenv("POD_NAME"); pod != nullptr && *pod != '\0') return pod;
-  char host[256] = {};
-  gethostname(host, sizeof(host) - 1);
-  return absl::StrCat(host, "_", getpid());
-}
-
 // What lives as long as the process serves; taken down by the shutdown hook.
 class Process {
  public:
   Process(ControllerOptions options, k8s::ClientConfig config, prometheus::Registry& registry)
       : options_(std::move(options)),
-        identity_(Identity()),
+        identity_(k8s::DefaultIdentity()),
         client_(std::move(config)),
         factory_(client_),
         metrics_(registry),
