@@ -119,6 +119,12 @@ void ConfigLoop::Enqueue(const std::string& key) {
   if (!key.empty() && key.back() != '/') queue_.Add(key);
 }
 
+std::set<std::string> ConfigLoop::ClustersOnNode(const std::string& node) {
+  absl::MutexLock lock(&mutex_);
+  auto it = clusters_on_node_.find(node);
+  return it != clusters_on_node_.end() ? it->second : std::set<std::string>();
+}
+
 void ConfigLoop::EnqueueAll() {
   for (const std::string& key : clusters_.Keys()) Enqueue(key);
 }
@@ -148,20 +154,16 @@ void ConfigLoop::AddHandlers() {
     return key;
   }));
   auto on_node = [this](const k8s::CachedObjectPtr& node) {
-    std::set<std::string> keys;
-    {
-      absl::MutexLock lock(&mutex_);
-      auto it = clusters_on_node_.find(node->meta.name);
-      if (it != clusters_on_node_.end()) keys = it->second;
-    }
-    for (const std::string& key : keys) Enqueue(key);
+    for (const std::string& key : ClustersOnNode(node->meta.name)) Enqueue(key);
   };
   nodes_.AddHandlers(
       {.on_add = on_node,
        .on_update =
-           [on_node](const k8s::CachedObjectPtr& before, const k8s::CachedObjectPtr& after) {
-             // Heartbeats change nothing the render reads.
-             if (RenderInputChanged(before, after)) on_node(after);
+           [this](const k8s::CachedObjectPtr& before, const k8s::CachedObjectPtr& after) {
+             // Most Nodes host no cluster's pods; heartbeats change nothing the render reads.
+             const std::set<std::string> keys = ClustersOnNode(after->meta.name);
+             if (keys.empty() || !RenderInputChanged(before, after)) return;
+             for (const std::string& key : keys) Enqueue(key);
            },
        .on_delete = on_node});
 }

@@ -61,6 +61,8 @@ class ConfigLoop {
   void AddHandlers();
   void Enqueue(const std::string& key);
   void EnqueueAll();
+  // Clusters with a slurmd pod on the Kubernetes Node `node`.
+  std::set<std::string> ClustersOnNode(const std::string& node);
   void Work();
   // sync.cc: one cluster.
   absl::Status Sync(const std::string& key);
