@@ -79,10 +79,13 @@ TEST_CASE("pods that cannot be members are reported, not silently dropped") {
 
 TEST_CASE("an unreadable cluster is an error naming it") {
   ClusterObjects objects = Objects();
-  objects.cluster_json = R"({"kind": "SlurmCluster", "metadata": {"name": "bad"},
-                             "spec": {"clusterName": 7}})";
+  objects.cluster_json = R"({"apiVersion": "tidepool.dev/v1alpha1", "kind": "SlurmCluster",
+                             "metadata": {"name": "bad"}, "spec": {"clusterName": 7}})";
   absl::StatusOr<RenderInputs> inputs = BuildRenderInputs(objects, {});
+  INFO(inputs.status().ToString());
   CHECK(absl::IsInvalidArgument(inputs.status()));
+  CHECK(absl::StrContains(inputs.status().message(), "bad"));
+  CHECK(absl::StrContains(inputs.status().message(), "spec"));
 }
 
 }  // namespace
