@@ -7,10 +7,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "k8s/conditions.h"
 #include "k8s/config.h"
 #include "k8s/errors.h"
 #include "k8s/object_json.h"
+#include "support/eventually.h"
 #include "support/http_get.h"
+#include "support/kube_namespace.h"
 #include "support/ports.h"
 
 namespace tidepool::nodeset::testing {
@@ -41,12 +44,7 @@ rapidjson::Document Parse(const std::string& json) {
 }  // namespace
 
 bool WaitUntil(const std::function<bool()>& done, absl::Duration timeout) {
-  const absl::Time deadline = absl::Now() + timeout;
-  while (absl::Now() < deadline) {
-    if (done()) return true;
-    absl::SleepFor(absl::Milliseconds(200));
-  }
-  return done();
+  return tidepool::testing::PollUntil(done, timeout, absl::Milliseconds(200)).has_value();
 }
 
 TestNamespace::TestNamespace() {
@@ -61,16 +59,7 @@ TestNamespace::TestNamespace() {
   MustKubectl(env_, {"wait", "--for", "condition=established", "--timeout=60s",
                      "crd/slurmclusters.tidepool.dev", "crd/nodesets.tidepool.dev"});
   name_ = absl::StrCat("nsc-", getpid(), "-", absl::ToUnixMillis(absl::Now()) % 100000);
-  RequireOk(client_
-                ->Create(k8s::Namespaces(), "",
-                         absl::StrCat(R"({"apiVersion":"v1","kind":"Namespace",)",
-                                      R"("metadata":{"name":")", name_, R"("}})"))
-                .status());
-  RequireOk(client_
-                ->Create(k8s::ResourceType{"", "v1", "serviceaccounts", true}, name_,
-                         R"({"apiVersion":"v1","kind":"ServiceAccount",)"
-                         R"("metadata":{"name":"default"}})")
-                .status());
+  RequireOk(tidepool::testing::EnsurePodNamespace(*client_, name_));
   RequireOk(client_
                 ->Create(SlurmClusters(), name_,
                          absl::StrCat(R"({"apiVersion":"tidepool.dev/v1alpha1",)",
@@ -173,17 +162,10 @@ std::optional<int64_t> TestNamespace::StatusField(const std::string& node_set,
 }
 
 std::string TestNamespace::ConditionReason(const std::string& node_set, const std::string& type) {
-  rapidjson::Document object = Parse(NodeSet(node_set));
-  const rapidjson::Value* status = k8s::FindMember(object, "status");
-  const rapidjson::Value* conditions = status ? k8s::FindMember(*status, "conditions") : nullptr;
-  if (conditions == nullptr || !conditions->IsArray()) return "";
-  for (const rapidjson::Value& condition : conditions->GetArray()) {
-    if (k8s::StringMember(condition, "type") == type) {
-      return absl::StrCat(k8s::StringMember(condition, "status"), "/",
-                          k8s::StringMember(condition, "reason"));
-    }
-  }
-  return "";
+  const auto conditions = k8s::ReadConditions(Parse(NodeSet(node_set)));
+  auto it = conditions.find(type);
+  if (it == conditions.end()) return "";
+  return absl::StrCat(it->second.status, "/", it->second.reason);
 }
 
 std::vector<std::string> TestNamespace::EventNotes(const std::string& reason) {
