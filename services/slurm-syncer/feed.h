@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 
@@ -213,6 +215,19 @@ class Feed {
   bool synced() const {
     absl::MutexLock lock(&mutex_);
     return synced_;
+  }
+
+  // OK while the view is current: the first poll is done and the last one succeeded;
+  // else Unavailable saying which.
+  absl::Status Current() const {
+    absl::MutexLock lock(&mutex_);
+    if (unavailable_reason_.has_value()) {
+      return absl::UnavailableError(
+          absl::StrCat("Slurm cannot be read now: ", *unavailable_reason_));
+    }
+    if (!synced_)
+      return absl::UnavailableError("the first poll of Slurm has not finished; retry shortly");
+    return absl::OkStatus();
   }
 
   // Why the source is unavailable, if it is.

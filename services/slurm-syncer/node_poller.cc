@@ -103,8 +103,7 @@ void NodePoller::Wake() {
 }
 
 bool NodePoller::FullListDue(absl::Time now) const {
-  return !feed_.synced() || feed_.unavailable_reason().has_value() ||
-         now - last_full_list_ >= options_.full_resync_interval;
+  return !feed_.Current().ok() || now - last_full_list_ >= options_.full_resync_interval;
 }
 
 void NodePoller::PollOnce() {

@@ -29,13 +29,7 @@ struct Syncer {
         drainer(gateway, node_poller),
         job_poller(gateway, job_feed, options.job_poll_interval, registry) {}
 
-  absl::Status Readiness() const {
-    if (std::optional<std::string> reason = node_feed.unavailable_reason(); reason.has_value()) {
-      return absl::UnavailableError(*reason);
-    }
-    if (!node_feed.synced()) return absl::UnavailableError("first node poll not done yet");
-    return absl::OkStatus();
-  }
+  absl::Status Readiness() const { return node_feed.Current(); }
 
   SlurmGateway gateway;
   NodeFeed node_feed;

@@ -107,14 +107,7 @@ grpc::Status SyncerService::GetNodes(grpc::ServerContext*, const v1::GetNodesReq
     if (!list.ok()) return ToGrpcStatus(list.status());
     nodes = std::move(list->nodes);
   } else {
-    if (std::optional<std::string> reason = nodes_.unavailable_reason(); reason.has_value()) {
-      return grpc::Status(grpc::StatusCode::UNAVAILABLE,
-                          absl::StrCat("Slurm cannot be read now: ", *reason));
-    }
-    if (!nodes_.synced()) {
-      return grpc::Status(grpc::StatusCode::UNAVAILABLE,
-                          "the first poll of Slurm's nodes has not finished; retry shortly");
-    }
+    if (absl::Status current = nodes_.Current(); !current.ok()) return ToGrpcStatus(current);
     nodes = nodes_.Items(&observed_at);
   }
   SetProtoTime(observed_at, response->mutable_observed_at());

@@ -217,7 +217,7 @@ absl::StatusOr<std::optional<TwoWaySync::Observed>> TwoWaySync::Observe(
     const std::string& slurm_node) {
   // A side we cannot see, or another replica leads: change nothing. Whatever makes the
   // sides visible again (sync, recovery, leadership) enqueues every node.
-  if (!Leading() || !Synced() || feed_.unavailable_reason().has_value() || !feed_.synced()) {
+  if (!Leading() || !Synced() || !feed_.Current().ok()) {
     return std::nullopt;
   }
   std::optional<slurm::rest::Node> slurm = feed_.Get(slurm_node);
