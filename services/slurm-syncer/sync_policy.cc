@@ -17,7 +17,7 @@ using slurm::rest::NodeState;
 using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
 constexpr std::array<absl::string_view, 4> kSyncCausePrefixes = {
-    kPodNotReadyReason, kPodTerminatingReason, "k8s: cordon", "k8s: node condition "};
+    kPodNotReadyReason, kPodTerminatingReason, kCordonReasonPrefix, kNodeConditionReasonPrefix};
 
 struct DesiredCondition {
   std::string type;
@@ -142,14 +142,14 @@ std::optional<std::string> DesiredDrainReason(const PodObservation& pod,
                                               const std::vector<std::string>& drain_conditions) {
   if (pod.terminating) return std::string(kPodTerminatingReason);
   if (node != nullptr && node->unschedulable) {
-    return absl::StrCat("k8s: cordon: ",
+    return absl::StrCat(kCordonReasonPrefix, ": ",
                         node->cordon_reason.empty() ? "cordoned" : node->cordon_reason);
   }
   if (node != nullptr) {
     for (const std::string& type : drain_conditions) {
       auto it = node->conditions.find(type);
       if (it != node->conditions.end() && it->second.status == "True") {
-        return absl::StrCat("k8s: node condition ", type);
+        return absl::StrCat(kNodeConditionReasonPrefix, type);
       }
     }
   }

@@ -26,6 +26,9 @@ namespace tidepool::syncer {
 
 inline constexpr char kPodNotReadyReason[] = "k8s: pod not ready";
 inline constexpr char kPodTerminatingReason[] = "k8s: pod terminating";
+// Followed by ": <cordon reason>" and by "<condition type>".
+inline constexpr char kCordonReasonPrefix[] = "k8s: cordon";
+inline constexpr char kNodeConditionReasonPrefix[] = "k8s: node condition ";
 
 // True for the reasons the two-way sync makes (and so may clear).
 bool IsSyncCause(absl::string_view reason);

@@ -21,8 +21,8 @@ constexpr char kRequester[] = "two-way-sync";
 const char* CauseOf(absl::string_view reason) {
   if (absl::StartsWith(reason, kPodTerminatingReason)) return "pod_terminating";
   if (absl::StartsWith(reason, kPodNotReadyReason)) return "pod_not_ready";
-  if (absl::StartsWith(reason, "k8s: cordon")) return "cordon";
-  if (absl::StartsWith(reason, "k8s: node condition")) return "node_condition";
+  if (absl::StartsWith(reason, kCordonReasonPrefix)) return "cordon";
+  if (absl::StartsWith(reason, kNodeConditionReasonPrefix)) return "node_condition";
   return "other";
 }
 
