@@ -297,10 +297,16 @@ TEST_CASE("the syncer drains and undrains with its own reasons and leaves a pers
   }
 
   SECTION("an undrain never resumes a DOWN node") {
+    RequireUpdate(syncer, Drain(ours, "k8s: pod not ready"));
     RequireExec(env,
                 {"scontrol", "update", "nodename=" + ours, "state=down", "reason=k8s: test down"});
+    // DOWN and drained, with a reason the syncer owns: only DOWN keeps it from resuming.
+    const v1::SlurmNode before = RequireNode(syncer, ours);
+    REQUIRE(before.down());
+    REQUIRE(before.drain());
     v1::UpdateNodeResponse response = RequireUpdate(syncer, Undrain(ours));
     CHECK(response.node().down());
+    CHECK_FALSE(response.node().drain());
     CHECK_FALSE(response.node().idle());
   }
 
