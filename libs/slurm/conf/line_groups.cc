@@ -14,13 +14,9 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> LineGroups::Com
   std::vector<std::pair<std::string, std::string>> result;
   result.reserve(groups_.size());
   for (const auto& [attributes, nodes] : groups_) {
-    HostlistBuilder hostlist;
-    hostlist.Reserve(nodes.size());
-    for (absl::string_view node : nodes) {
-      absl::Status added = hostlist.AddHost(node);
-      if (!added.ok()) return added;
-    }
-    result.emplace_back(hostlist.Build(), attributes);
+    absl::StatusOr<std::string> hostlist = CompressHostNames(absl::MakeConstSpan(nodes));
+    if (!hostlist.ok()) return hostlist.status();
+    result.emplace_back(*std::move(hostlist), attributes);
   }
   return result;
 }

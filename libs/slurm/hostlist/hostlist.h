@@ -128,6 +128,8 @@ class HostlistBuilder {
 // Compresses host names; see HostlistOrder for the orders Slurm knows.
 absl::StatusOr<std::string> CompressHostNames(absl::Span<const std::string> host_names,
                                               const CompressOptions& options = {});
+absl::StatusOr<std::string> CompressHostNames(absl::Span<const absl::string_view> host_names,
+                                              const CompressOptions& options = {});
 
 // Re-renders an expression as `scontrol show hostlist[sorted] EXPRESSION` does.
 absl::StatusOr<std::string> RecompressHostlist(absl::string_view expression,

@@ -430,16 +430,31 @@ void HostlistBuilder::PushHostName(absl::string_view host_name) {
                       .width = static_cast<int32_t>(digits.size())});
 }
 
-absl::StatusOr<std::string> CompressHostNames(absl::Span<const std::string> host_names,
-                                              const CompressOptions& options) {
+namespace {
+
+template <typename Name>
+absl::StatusOr<std::string> CompressNames(absl::Span<const Name> host_names,
+                                          const CompressOptions& options) {
   HostlistBuilder builder(options);
   // Pages of the reservation that in-order names never fill are never touched.
   builder.Reserve(host_names.size());
-  for (const std::string& name : host_names) {
+  for (const Name& name : host_names) {
     absl::Status added = builder.AddHost(name);
     if (!added.ok()) return added;
   }
   return builder.Build();
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> CompressHostNames(absl::Span<const std::string> host_names,
+                                              const CompressOptions& options) {
+  return CompressNames(host_names, options);
+}
+
+absl::StatusOr<std::string> CompressHostNames(absl::Span<const absl::string_view> host_names,
+                                              const CompressOptions& options) {
+  return CompressNames(host_names, options);
 }
 
 absl::StatusOr<std::string> RecompressHostlist(absl::string_view expression,
