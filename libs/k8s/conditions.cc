@@ -28,7 +28,7 @@ std::string TransitionTime(const std::map<std::string, Condition>& current, cons
       !it->second.last_transition_time.empty()) {
     return it->second.last_transition_time;
   }
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", now, absl::UTCTimeZone());
+  return FormatApiTime(now);
 }
 
 bool ConditionUnchanged(const std::map<std::string, Condition>& current, const Condition& next) {

@@ -77,6 +77,10 @@ void SetStringMember(rapidjson::Value& object, const char* key, absl::string_vie
       allocator);
 }
 
+std::string FormatApiTime(absl::Time time) {
+  return absl::FormatTime("%Y-%m-%d%ET%H:%M:%SZ", time, absl::UTCTimeZone());
+}
+
 std::string FormatMicroTime(absl::Time time) {
   return absl::FormatTime("%Y-%m-%d%ET%H:%M:%E6SZ", time, absl::UTCTimeZone());
 }

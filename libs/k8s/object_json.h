@@ -31,6 +31,9 @@ void SetMember(rapidjson::Value& object, const char* key, rapidjson::Value value
 void SetStringMember(rapidjson::Value& object, const char* key, absl::string_view value,
                      rapidjson::Document::AllocatorType& allocator);
 
+// Time as the API writes it (conditions, timestamps): RFC 3339 in UTC, whole seconds,
+// "2026-12-02T08:00:00Z".
+std::string FormatApiTime(absl::Time time);
 // MicroTime as the API writes it: RFC 3339 in UTC with microseconds,
 // "2026-12-02T08:00:00.123456Z".
 std::string FormatMicroTime(absl::Time time);

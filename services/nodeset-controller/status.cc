@@ -61,10 +61,6 @@ PodCounts CountPods(const PlanInput& observed) {
   return counts;
 }
 
-std::string ConditionTime(absl::Time time) {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", time, absl::UTCTimeZone());
-}
-
 Condition MakeCondition(const StatusInputs& inputs, const char* type, bool value,
                         std::string reason, std::string message) {
   Condition condition;
@@ -73,7 +69,7 @@ Condition MakeCondition(const StatusInputs& inputs, const char* type, bool value
   condition.set_reason(std::move(reason));
   condition.set_message(std::move(message));
   condition.set_observed_generation(inputs.generation);
-  condition.set_last_transition_time(ConditionTime(inputs.now));
+  condition.set_last_transition_time(k8s::FormatApiTime(inputs.now));
   if (inputs.previous == nullptr) return condition;
   for (const Condition& before : inputs.previous->conditions()) {
     if (before.type() == type && before.status() == condition.status()) {

@@ -63,8 +63,4 @@ std::string ConditionStatus(const rapidjson::Value* conditions, absl::string_vie
   return "";
 }
 
-std::string FormatApiTime(absl::Time time) {
-  return absl::FormatTime("%Y-%m-%d%ET%H:%M:%SZ", time, absl::UTCTimeZone());
-}
-
 }  // namespace tidepool::node_agent

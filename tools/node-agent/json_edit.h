@@ -7,6 +7,7 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "k8s/object_json.h"
 #include "rapidjson/document.h"
 
 namespace tidepool::node_agent {
@@ -38,6 +39,6 @@ void SetCondition(rapidjson::Value& conditions, const ConditionUpdate& update, a
 std::string ConditionStatus(const rapidjson::Value* conditions, absl::string_view type);
 
 // metav1.Time as the API writes it: RFC 3339, whole seconds, UTC.
-std::string FormatApiTime(absl::Time time);
+using k8s::FormatApiTime;
 
 }  // namespace tidepool::node_agent
