@@ -62,11 +62,14 @@ std::vector<FeasibleNode> FeasibleNodesFor(const tidepool::v1::NodeSet& node_set
                                            std::vector<tidepool::v1::NodeInfo> nodes,
                                            const std::set<std::string>& hosting,
                                            std::vector<std::string>& warnings) {
-  google::protobuf::ListValue daemon;
-  (void)google::protobuf::util::JsonStringToMessage(DaemonTolerations(), &daemon);
+  static const google::protobuf::ListValue* const daemon = [] {
+    auto* parsed = new google::protobuf::ListValue();  // parsed once, kept for the process
+    (void)google::protobuf::util::JsonStringToMessage(DaemonTolerations(), parsed);
+    return parsed;
+  }();
   for (tidepool::v1::NodeSet& sibling : siblings) {
     sibling.mutable_spec()->clear_replicas();
-    for (const google::protobuf::Value& toleration : daemon.values()) {
+    for (const google::protobuf::Value& toleration : daemon->values()) {
       *sibling.mutable_spec()->mutable_tolerations()->add_values() = toleration;
     }
   }

@@ -121,8 +121,8 @@ VictimRank RankVictim(const ObservedPod& pod, const SlurmView& slurm);
 std::vector<const ObservedPod*> OrderVictims(std::vector<const ObservedPod*> pods,
                                              const std::string& prefix, const SlurmView& slurm);
 
-// "25%" of `desired` rounded down (at least 1), or a count; InvalidArgument otherwise.
-// The CRD already refuses other values; this guards against what it cannot check.
+// "25%" of `desired` rounded down (at least 1), or a count; 1 for anything else (the CRD
+// already refuses other values; this guards against what it cannot check).
 int ResolveMaxUnavailable(const std::string& value, int desired);
 
 // Where a pod that must go stands, given Slurm's view of its node.
