@@ -58,6 +58,11 @@ bool ReasonActive(const Node& node) {
          node.state.Has(NodeState::kFail);
 }
 
+bool Busy(const Node& node) {
+  return node.state.Has(NodeState::kAllocated) || node.state.Has(NodeState::kMixed) ||
+         node.state.Has(NodeState::kCompleting);
+}
+
 absl::Status ValidateDrainRequest(const DrainRequest& request) {
   if (request.node.empty())
     return absl::InvalidArgumentError("name: a Slurm node name is required");

@@ -24,6 +24,10 @@ bool IsOwnedReason(absl::string_view reason);
 // reason holds nothing back.
 bool ReasonActive(const slurm::rest::Node& node);
 
+// Jobs still hold the node: allocated, mixed or completing. A drained node that is not
+// busy is drained (DRAINED); one that is, is draining.
+bool Busy(const slurm::rest::Node& node);
+
 struct DrainRequest {
   enum class Action { kUnspecified, kDrain, kUndrain };
   std::string node;

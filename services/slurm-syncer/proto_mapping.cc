@@ -52,10 +52,8 @@ void ToProto(const slurm::rest::Node& node, v1::SlurmNode* out) {
   for (const std::string& p : node.partitions) out->add_partitions(p);
   out->set_address(node.address);
   out->set_slurmd_version(node.version);
-  const bool busy = node.state.Has(NodeState::kAllocated) || node.state.Has(NodeState::kMixed) ||
-                    node.state.Has(NodeState::kCompleting);
   out->set_drain(node.state.Has(NodeState::kDrain));
-  out->set_drained(out->drain() && !busy);
+  out->set_drained(out->drain() && !Busy(node));
   out->set_down(node.state.Has(NodeState::kDown));
   out->set_idle(node.state.Has(NodeState::kIdle));
   out->set_reason_owned_by_k8s(IsOwnedReason(node.reason));

@@ -111,11 +111,7 @@ bool AnnotationsSay(const std::map<std::string, std::string>& current,
 std::string SlurmStateReason(const Node& slurm) {
   if (slurm.state.Has(NodeState::kDown)) return "Down";
   if (slurm.state.Has(NodeState::kNotResponding)) return "NotResponding";
-  if (slurm.state.Has(NodeState::kDrain)) {
-    const bool busy = slurm.state.Has(NodeState::kAllocated) ||
-                      slurm.state.Has(NodeState::kMixed) || slurm.state.Has(NodeState::kCompleting);
-    return busy ? "Draining" : "Drained";
-  }
+  if (slurm.state.Has(NodeState::kDrain)) return Busy(slurm) ? "Draining" : "Drained";
   if (slurm.state.Has(NodeState::kAllocated)) return "Allocated";
   if (slurm.state.Has(NodeState::kMixed)) return "Mixed";
   if (slurm.state.Has(NodeState::kIdle)) return "Idle";
