@@ -46,9 +46,9 @@ void AppendExtra(std::string& out, const std::map<std::string, std::string>& ext
 void AppendControlPlane(SettingWriter& out, const SlurmConf& conf) {
   out.Add("ClusterName", conf.cluster_name);
   for (const ControllerHost& host : conf.controllers) {
-    out.Add("SlurmctldHost",
-                  host.address.empty() ? host.hostname
-                                       : absl::StrCat(host.hostname, "(", host.address, ")"));
+    out.Add("SlurmctldHost", host.address.empty()
+                                 ? host.hostname
+                                 : absl::StrCat(host.hostname, "(", host.address, ")"));
   }
   out.Add("SlurmUser", conf.slurm_user);
   out.Add("SlurmctldPort", conf.slurmctld_port);
@@ -89,7 +89,8 @@ std::string NodeAttributes(const NodeConfig& node) {
   if (node.cpus > 0) absl::StrAppend(&attributes, " CPUs=", node.cpus);
   if (node.real_memory_mib > 0) absl::StrAppend(&attributes, " RealMemory=", node.real_memory_mib);
   if (!node.gres.empty()) absl::StrAppend(&attributes, " Gres=", node.gres);
-  if (!node.features.empty()) absl::StrAppend(&attributes, " Feature=", absl::StrJoin(node.features, ","));
+  if (!node.features.empty())
+    absl::StrAppend(&attributes, " Feature=", absl::StrJoin(node.features, ","));
   if (node.weight > 0) absl::StrAppend(&attributes, " Weight=", node.weight);
   AppendExtra(attributes, node.extra);
   absl::StrAppend(&attributes, " State=", node.state);
