@@ -10,7 +10,7 @@ TIDEPOOL_CACHE=${TIDEPOOL_CACHE:-/var/cache/tidepool}
 TIDEPOOL_RUN_DIR=${TIDEPOOL_RUN_DIR:-/run/tidepool}
 
 # Cache layout, keyed by version:
-#   $TIDEPOOL_CACHE/k8s/<k8s-version>/bin/{kube-apiserver,kube-scheduler,kube-controller-manager,kubectl}
+#   $TIDEPOOL_CACHE/k8s/<k8s-version>/bin/{kube-apiserver,kube-scheduler,kube-controller-manager,kubectl,kubelet,kube-proxy}
 #   $TIDEPOOL_CACHE/etcd/<etcd-version>/bin/etcd
 #   $TIDEPOOL_CACHE/helm/<helm-version>/bin/helm
 #   $TIDEPOOL_CACHE/promtool/<prometheus-version>/bin/promtool
@@ -22,7 +22,7 @@ PROMTOOL_BIN_DIR=$TIDEPOOL_CACHE/promtool/$PROMETHEUS_VERSION/bin
 COMBINED_VERSION="k8s-${K8S_VERSION}_etcd-${ETCD_VERSION}_helm-${HELM_VERSION}_prom-${PROMETHEUS_VERSION}"
 BIN_DIR=$TIDEPOOL_CACHE/testenv-k8s/$COMBINED_VERSION/bin
 
-ALL_BINARIES=(kube-apiserver kube-scheduler kube-controller-manager kubectl etcd helm promtool)
+ALL_BINARIES=(kube-apiserver kube-scheduler kube-controller-manager kubectl kubelet kube-proxy etcd helm promtool)
 
 # Run-time layout (see up).
 K8S_RUN_DIR=$TIDEPOOL_RUN_DIR/k8s
@@ -41,7 +41,7 @@ die() { log "ERROR: $*"; exit 1; }
 # The directory of a binary in the per-tool cache.
 bin_dir_of() {
     case "$1" in
-        kube-apiserver|kube-scheduler|kube-controller-manager|kubectl) echo "$K8S_BIN_DIR" ;;
+        kube-apiserver|kube-scheduler|kube-controller-manager|kubectl|kubelet|kube-proxy) echo "$K8S_BIN_DIR" ;;
         etcd) echo "$ETCD_BIN_DIR" ;;
         helm) echo "$HELM_BIN_DIR" ;;
         promtool) echo "$PROMTOOL_BIN_DIR" ;;
