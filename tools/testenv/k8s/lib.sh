@@ -14,15 +14,17 @@ TIDEPOOL_RUN_DIR=${TIDEPOOL_RUN_DIR:-/run/tidepool}
 #   $TIDEPOOL_CACHE/etcd/<etcd-version>/bin/etcd
 #   $TIDEPOOL_CACHE/helm/<helm-version>/bin/helm
 #   $TIDEPOOL_CACHE/promtool/<prometheus-version>/bin/promtool
+#   $TIDEPOOL_CACHE/coredns/<coredns-version>/bin/coredns
 #   $TIDEPOOL_CACHE/testenv-k8s/<combined>/bin/   symlinks to all of the above
 K8S_BIN_DIR=$TIDEPOOL_CACHE/k8s/$K8S_VERSION/bin
 ETCD_BIN_DIR=$TIDEPOOL_CACHE/etcd/$ETCD_VERSION/bin
 HELM_BIN_DIR=$TIDEPOOL_CACHE/helm/$HELM_VERSION/bin
 PROMTOOL_BIN_DIR=$TIDEPOOL_CACHE/promtool/$PROMETHEUS_VERSION/bin
-COMBINED_VERSION="k8s-${K8S_VERSION}_etcd-${ETCD_VERSION}_helm-${HELM_VERSION}_prom-${PROMETHEUS_VERSION}"
+COREDNS_BIN_DIR=$TIDEPOOL_CACHE/coredns/$COREDNS_VERSION/bin
+COMBINED_VERSION="k8s-${K8S_VERSION}_etcd-${ETCD_VERSION}_helm-${HELM_VERSION}_prom-${PROMETHEUS_VERSION}_coredns-${COREDNS_VERSION}"
 BIN_DIR=$TIDEPOOL_CACHE/testenv-k8s/$COMBINED_VERSION/bin
 
-ALL_BINARIES=(kube-apiserver kube-scheduler kube-controller-manager kubectl kubelet kube-proxy etcd helm promtool)
+ALL_BINARIES=(kube-apiserver kube-scheduler kube-controller-manager kubectl kubelet kube-proxy etcd coredns helm promtool)
 
 # Run-time layout (see up).
 K8S_RUN_DIR=$TIDEPOOL_RUN_DIR/k8s
@@ -32,6 +34,10 @@ APISERVER_PORT=${TIDEPOOL_APISERVER_PORT:-16443}
 SCHEDULER_PORT=${TIDEPOOL_SCHEDULER_PORT:-16459}
 CONTROLLER_MANAGER_PORT=${TIDEPOOL_CONTROLLER_MANAGER_PORT:-16457}
 LISTEN_ADDR=127.0.0.1
+# With real nodes (up --with-nodes) the API server also listens beyond loopback, so that
+# pods on the node bridge reach it through the kubernetes Service; clients on the host
+# use 127.0.0.1 either way.
+APISERVER_BIND_ADDR=$LISTEN_ADDR
 
 SCRIPT_NAME=${SCRIPT_NAME:-$(basename "$0")}
 
@@ -45,6 +51,7 @@ bin_dir_of() {
         etcd) echo "$ETCD_BIN_DIR" ;;
         helm) echo "$HELM_BIN_DIR" ;;
         promtool) echo "$PROMTOOL_BIN_DIR" ;;
+        coredns) echo "$COREDNS_BIN_DIR" ;;
         *) return 1 ;;
     esac
 }
@@ -215,7 +222,7 @@ controller_manager_healthy() { [[ $(curl -skf --max-time 2 "https://$LISTEN_ADDR
 apiserver_cmd() {
     local bin=$1
     printf '%s\0' "$bin" \
-        --bind-address="$LISTEN_ADDR" \
+        --bind-address="$APISERVER_BIND_ADDR" \
         --advertise-address="$LISTEN_ADDR" \
         --secure-port="$APISERVER_PORT" \
         --etcd-servers="$ETCD_URL" \
@@ -224,6 +231,10 @@ apiserver_cmd() {
         --tls-private-key-file="$PKI_DIR/apiserver.key" \
         --client-ca-file="$PKI_DIR/ca.crt" \
         --authorization-mode=Node,RBAC \
+        --kubelet-client-certificate="$PKI_DIR/apiserver-kubelet-client.crt" \
+        --kubelet-client-key="$PKI_DIR/apiserver-kubelet-client.key" \
+        --kubelet-certificate-authority="$PKI_DIR/ca.crt" \
+        --kubelet-preferred-address-types=InternalIP \
         --anonymous-auth=false \
         --service-account-issuer=https://kubernetes.default.svc.cluster.local \
         --service-account-key-file="$PKI_DIR/sa.pub" \
@@ -239,7 +250,7 @@ apiserver_cmd() {
         --service-cluster-ip-range="${TIDEPOOL_K8S_SERVICE_CIDR:-10.96.0.0/16}" \
         --endpoint-reconciler-type=none \
         --allow-privileged=true \
-        --enable-admission-plugins=NamespaceLifecycle,LimitRanger,ServiceAccount,DefaultStorageClass,ResourceQuota,MutatingAdmissionWebhook,ValidatingAdmissionWebhook \
+        --enable-admission-plugins=NamespaceLifecycle,NodeRestriction,LimitRanger,ServiceAccount,DefaultStorageClass,ResourceQuota,MutatingAdmissionWebhook,ValidatingAdmissionWebhook \
         --profiling=false \
         --cert-dir="$PKI_DIR/generated" \
         --v="${TIDEPOOL_K8S_LOG_LEVEL:-1}"
