@@ -46,6 +46,9 @@ TIDEPOOL_K8S_TYPE(StatefulSets, "apps", "v1", "statefulsets", true)
 TIDEPOOL_K8S_TYPE(Leases, "coordination.k8s.io", "v1", "leases", true)
 TIDEPOOL_K8S_TYPE(CustomResourceDefinitions, "apiextensions.k8s.io", "v1",
                   "customresourcedefinitions", false)
+TIDEPOOL_K8S_TYPE(PersistentVolumes, "", "v1", "persistentvolumes", false)
+TIDEPOOL_K8S_TYPE(PersistentVolumeClaims, "", "v1", "persistentvolumeclaims", true)
+TIDEPOOL_K8S_TYPE(StorageClasses, "storage.k8s.io", "v1", "storageclasses", false)
 #undef TIDEPOOL_K8S_TYPE
 
 absl::StatusOr<std::string> ResourcePath(const ResourceType& type, absl::string_view ns,

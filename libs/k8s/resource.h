@@ -37,6 +37,9 @@ const ResourceType& Deployments();
 const ResourceType& StatefulSets();
 const ResourceType& Leases();
 const ResourceType& CustomResourceDefinitions();
+const ResourceType& PersistentVolumes();       // cluster-scoped
+const ResourceType& PersistentVolumeClaims();  // namespaced
+const ResourceType& StorageClasses();          // storage.k8s.io/v1, cluster-scoped
 
 // /api/v1/namespaces/<ns>/configmaps[/<name>[/<subresource>]], or
 // /apis/<g>/<v>/<resource>[/<name>…] for a cluster-scoped type or an empty namespace of a
