@@ -165,7 +165,9 @@ spawn() {
     # bash writes its own pid, then execs the daemon in place: the pid is the daemon's.
     # shellcheck disable=SC2016  # $$ and $@ belong to the inner bash
     # fds 8 and 9 are the run and build locks: the daemon must not inherit them.
-    setsid bash -c 'echo $$ >"$1"; shift; exec "$@"' spawn "$pidfile" "$@" \
+    # umask 022: the caller may run under write_kubeconfig's 077, and containerd makes each
+    # container's root directory with it (a 0700 / locks non-root containers out).
+    setsid bash -c 'umask 022; echo $$ >"$1"; shift; exec "$@"' spawn "$pidfile" "$@" \
         </dev/null >>"$logfile" 2>&1 8>&- 9>&- &
     for ((i = 0; i < 50; i++)); do
         [[ -s $pidfile ]] && break
