@@ -9,14 +9,14 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "k8s/conditions.h"
+#include "tidepool/contract.h"
 
 namespace tidepool::syncer {
 
-// Node annotation with the reason a person gave when cordoning (Kubernetes has no field
-// for it): the drain reason becomes "k8s: cordon: <this>".
-inline constexpr char kCordonReasonAnnotation[] = "tidepool.dev/cordon-reason";
-// The pod condition the syncer keeps with the Slurm node's state.
-inline constexpr char kSlurmPodCondition[] = "tidepool.dev/SlurmNodeReady";
+// Node annotation with the reason a person gave when cordoning, and the pod condition
+// the syncer keeps with the Slurm node's state (libs/tidepool/contract.h).
+using api::kCordonReasonAnnotation;
+inline constexpr const auto& kSlurmPodCondition = api::kSlurmNodeReadyCondition;
 
 using ConditionView = k8s::Condition;
 
