@@ -1,5 +1,7 @@
 #include "tidepool/node_view.h"
 
+#include <utility>
+
 #include "k8s/object_json.h"
 #include "rapidjson/document.h"
 #include "tidepool/contract.h"
@@ -33,6 +35,12 @@ absl::StatusOr<NodeView> ParseNodeView(absl::string_view json, NodeModel model) 
     node.info = absl::FailedPreconditionError("the Node's model was not read (NodeModel::kSkip)");
   }
   return node;
+}
+
+std::any NodeViewForCache(absl::string_view json) {
+  absl::StatusOr<NodeView> node = ParseNodeView(json);
+  if (!node.ok()) return {};
+  return *std::move(node);
 }
 
 }  // namespace tidepool::api

@@ -4,6 +4,7 @@
 // inputs (cordon, conditions, annotations) and the API model's NodeInfo (labels, taints,
 // allocatable) that feasibility and rendering take.
 
+#include <any>
 #include <map>
 #include <string>
 
@@ -35,5 +36,9 @@ enum class NodeModel { kRead, kSkip };
 // InvalidArgument when `json` is not a JSON object. Missing or mistyped fields read as
 // empty (a Node the API server accepted has none).
 absl::StatusOr<NodeView> ParseNodeView(absl::string_view json, NodeModel model = NodeModel::kRead);
+
+// For k8s::InformerOptions::parse_view: the NodeView with its model read, or an empty
+// std::any when the Node cannot be read (readers then use the JSON).
+std::any NodeViewForCache(absl::string_view json);
 
 }  // namespace tidepool::api

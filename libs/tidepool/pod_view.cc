@@ -1,5 +1,7 @@
 #include "tidepool/pod_view.h"
 
+#include <utility>
+
 #include "k8s/object_json.h"
 #include "rapidjson/document.h"
 #include "tidepool/contract.h"
@@ -40,6 +42,12 @@ absl::StatusOr<PodView> ParsePodView(absl::string_view json) {
   auto ready = pod.conditions.find(kReadyCondition);
   pod.ready = ready != pod.conditions.end() && ready->second.status == "True";
   return pod;
+}
+
+std::any PodViewForCache(absl::string_view json) {
+  absl::StatusOr<PodView> pod = ParsePodView(json);
+  if (!pod.ok()) return {};
+  return *std::move(pod);
 }
 
 }  // namespace tidepool::api

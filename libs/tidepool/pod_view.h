@@ -4,6 +4,7 @@
 // nodeset-controller (its plan), the slurm-syncer (the two-way sync) and the
 // cluster-controller (the render request) all read these fields and no others.
 
+#include <any>
 #include <map>
 #include <string>
 
@@ -38,5 +39,9 @@ struct PodView {
 // InvalidArgument when `json` is not a JSON object or has no metadata. Mistyped fields
 // read as empty (a pod the API server accepted has none).
 absl::StatusOr<PodView> ParsePodView(absl::string_view json);
+
+// For k8s::InformerOptions::parse_view: the PodView, or an empty std::any when the pod
+// cannot be read (CachedObject::ViewAs<PodView>() is then null and readers use the JSON).
+std::any PodViewForCache(absl::string_view json);
 
 }  // namespace tidepool::api

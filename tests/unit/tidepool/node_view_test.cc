@@ -66,5 +66,12 @@ TEST_CASE("a Node's view skips the model when asked, and only the model") {
   CHECK(node->info.status().code() == absl::StatusCode::kFailedPrecondition);
 }
 
+TEST_CASE("a Node's view for an informer's cache: the view with its model, or nothing") {
+  std::any view = NodeViewForCache(R"({"metadata": {"name": "k-3"}})");
+  REQUIRE(std::any_cast<NodeView>(&view) != nullptr);
+  CHECK(std::any_cast<NodeView>(&view)->info.ok());
+  CHECK_FALSE(NodeViewForCache("[1]").has_value());
+}
+
 }  // namespace
 }  // namespace tidepool::api

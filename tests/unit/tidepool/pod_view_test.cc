@@ -63,5 +63,12 @@ TEST_CASE("a pod's view fails for what is not a pod object") {
   CHECK(odd->node_set.empty());
 }
 
+TEST_CASE("a pod's view for an informer's cache: the view, or nothing") {
+  std::any view = PodViewForCache(R"({"metadata": {"name": "gpu-01", "namespace": "hpc"}})");
+  REQUIRE(std::any_cast<PodView>(&view) != nullptr);
+  CHECK(std::any_cast<PodView>(&view)->Key() == "hpc/gpu-01");
+  CHECK_FALSE(PodViewForCache("[1]").has_value());
+}
+
 }  // namespace
 }  // namespace tidepool::api
