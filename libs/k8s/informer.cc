@@ -59,6 +59,11 @@ void Informer::IndexLocked(const CachedObjectPtr& object, bool add) {
 void Informer::HandleEvent(const WatchEvent& event) {
   // Handlers see events in cache order, and one added meanwhile is not told twice.
   absl::MutexLock handlers_lock(&handlers_mutex_);
+  std::any view;
+  if (options_.parse_view &&
+      (event.type == WatchEventType::kAdded || event.type == WatchEventType::kModified)) {
+    view = options_.parse_view(event.object_json);
+  }
   CachedObjectPtr old_object;
   CachedObjectPtr new_object;
   {
@@ -69,8 +74,8 @@ void Informer::HandleEvent(const WatchEvent& event) {
     switch (event.type) {
       case WatchEventType::kAdded:
       case WatchEventType::kModified: {
-        new_object =
-            std::make_shared<const CachedObject>(CachedObject{event.meta, event.object_json});
+        new_object = std::make_shared<const CachedObject>(
+            CachedObject{event.meta, event.object_json, std::move(view)});
         const std::string key = event.meta.Key();
         auto it = objects_.find(key);
         if (it != objects_.end()) {

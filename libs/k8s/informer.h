@@ -6,6 +6,7 @@
 // has been updated; they should only enqueue keys (level-triggered controllers read the
 // cache in their sync).
 
+#include <any>
 #include <functional>
 #include <map>
 #include <memory>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "k8s/client.h"
@@ -25,6 +27,15 @@ namespace tidepool::k8s {
 struct CachedObject {
   ObjectMeta meta;
   std::string json;
+  // What InformerOptions::parse_view made of `json` (empty without one, or when it could
+  // not): a typed view parsed once when the object is stored, not on every read.
+  std::any view;
+
+  // The view as `View`, or null when there is none of that type (read the JSON then).
+  template <typename View>
+  const View* ViewAs() const {
+    return std::any_cast<View>(&view);
+  }
 };
 using CachedObjectPtr = std::shared_ptr<const CachedObject>;
 
@@ -40,6 +51,10 @@ struct InformerOptions {
   std::string label_selector;
   std::string field_selector;
   WatchOptions watch;  // backoff, page size, timeouts, on_error (selectors set from above)
+  // Optional: parses each added or modified object's JSON into CachedObject::view, on the
+  // watch thread before the cache is locked. Returns an empty std::any for an object it
+  // cannot read. With InformerFactory, the first For() of an informer sets its options.
+  std::function<std::any(absl::string_view json)> parse_view;
 };
 
 class Informer {

@@ -1,42 +1,15 @@
 #include "render_inputs.h"
 
 #include <algorithm>
+#include <memory>
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "k8s/object_json.h"
 #include "tidepool/naming.h"
 #include "tidepool/resources.h"
 
 namespace tidepool::cluster {
 namespace {
-
-struct PodView {
-  std::string key;
-  std::string slurm_node;
-  std::string node_set;
-  std::string node_name;
-};
-
-absl::StatusOr<PodView> ReadPod(const std::string& json) {
-  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(json, "pod");
-  if (!doc.ok()) return doc.status();
-  PodView pod;
-  const rapidjson::Value* metadata = k8s::FindMember(*doc, "metadata");
-  if (metadata == nullptr) return absl::InvalidArgumentError("pod without metadata");
-  pod.key = absl::StrCat(k8s::StringMember(*metadata, "namespace"), "/",
-                         k8s::StringMember(*metadata, "name"));
-  const rapidjson::Value* labels = k8s::FindMember(*metadata, "labels");
-  if (labels != nullptr) {
-    pod.slurm_node = k8s::StringMember(*labels, api::kSlurmNodeLabel);
-    pod.node_set = k8s::StringMember(*labels, api::kNodeSetLabel);
-  }
-  if (pod.slurm_node.empty()) pod.slurm_node = k8s::StringMember(*metadata, "name");
-  if (const rapidjson::Value* spec = k8s::FindMember(*doc, "spec"); spec != nullptr) {
-    pod.node_name = k8s::StringMember(*spec, "nodeName");
-  }
-  return pod;
-}
 
 void AddNodeSets(const ClusterObjects& objects, RenderInputs& inputs) {
   const v1::SlurmCluster& cluster = inputs.request.cluster();
@@ -58,23 +31,33 @@ void AddNodeSets(const ClusterObjects& objects, RenderInputs& inputs) {
             });
 }
 
-void AddMember(const ClusterObjects& objects, const PodView& pod,
+// The Node `name` as the API model has it: from its view when the caller keeps views,
+// else parsed from its JSON.
+absl::StatusOr<v1::NodeInfo> NodeInfoOf(const ClusterObjects& objects, const std::string& name) {
+  if (objects.node_view) {
+    std::shared_ptr<const api::NodeView> view = objects.node_view(name);
+    if (view != nullptr) return view->info;
+  }
+  const std::string node_json = objects.node_json ? objects.node_json(name) : "";
+  if (node_json.empty()) return absl::NotFoundError("not in the cache");
+  return api::ParseNode(node_json);
+}
+
+void AddMember(const ClusterObjects& objects, const api::PodView& pod,
                const std::set<std::string>& node_sets, RenderInputs& inputs) {
   if (!node_sets.contains(pod.node_set)) {
     inputs.skipped.push_back(
-        absl::StrCat(pod.key, ": NodeSet \"", pod.node_set, "\" is not one of the cluster's"));
+        absl::StrCat(pod.Key(), ": NodeSet \"", pod.node_set, "\" is not one of the cluster's"));
     return;
   }
   if (pod.node_name.empty()) {
-    inputs.skipped.push_back(absl::StrCat(pod.key, ": not bound to a Node yet"));
+    inputs.skipped.push_back(absl::StrCat(pod.Key(), ": not bound to a Node yet"));
     return;
   }
-  const std::string node_json = objects.node_json(pod.node_name);
-  absl::StatusOr<v1::NodeInfo> node =
-      node_json.empty() ? absl::NotFoundError("not in the cache") : api::ParseNode(node_json);
+  absl::StatusOr<v1::NodeInfo> node = NodeInfoOf(objects, pod.node_name);
   if (!node.ok()) {
     inputs.skipped.push_back(
-        absl::StrCat(pod.key, ": Node ", pod.node_name, ": ", node.status().message()));
+        absl::StrCat(pod.Key(), ": Node ", pod.node_name, ": ", node.status().message()));
     return;
   }
   v1::MemberNode* member = inputs.request.add_members();
@@ -97,14 +80,15 @@ absl::StatusOr<RenderInputs> BuildRenderInputs(const ClusterObjects& objects,
   for (const v1::NodeSet& node_set : inputs.request.node_sets()) {
     node_sets.insert(node_set.metadata().name());
   }
-  std::vector<PodView> pods;
+  std::vector<api::PodView> pods = objects.pods;
   for (const std::string& json : objects.pod_jsons) {
-    absl::StatusOr<PodView> pod = ReadPod(json);
+    absl::StatusOr<api::PodView> pod = api::ParsePodView(json);
     if (pod.ok()) pods.push_back(*std::move(pod));
   }
-  std::sort(pods.begin(), pods.end(),
-            [](const PodView& a, const PodView& b) { return a.slurm_node < b.slurm_node; });
-  for (const PodView& pod : pods) AddMember(objects, pod, node_sets, inputs);
+  std::sort(pods.begin(), pods.end(), [](const api::PodView& a, const api::PodView& b) {
+    return a.slurm_node < b.slurm_node;
+  });
+  for (const api::PodView& pod : pods) AddMember(objects, pod, node_sets, inputs);
   return inputs;
 }
 

@@ -5,7 +5,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "k8s/quantity.h"
-#include "quantity_memo.h"
+#include "tidepool/quantity_memo.h"
 
 namespace tidepool::renderer {
 namespace {
@@ -26,7 +26,7 @@ absl::StatusOr<int> DeriveCpus(const tidepool::v1::NodeSet& node_set,
   if (it == allocatable.end()) {
     return MemberError(member, "allocatable cpu is missing; set spec.slurm.cpus on the NodeSet");
   }
-  thread_local QuantityMemo cpu_quantities(k8s::QuantityMilliValue);
+  thread_local api::QuantityMemo cpu_quantities(k8s::QuantityMilliValue);
   absl::StatusOr<int64_t> milli = cpu_quantities.Parse(it->second);
   if (!milli.ok())
     return MemberError(member, absl::StrCat("allocatable cpu: ", milli.status().message()));
@@ -44,7 +44,7 @@ absl::StatusOr<int64_t> DeriveMemoryMiB(const tidepool::v1::NodeSet& node_set,
     return MemberError(
         member, "allocatable memory is missing; set spec.slurm.realMemoryMiB on the NodeSet");
   }
-  thread_local QuantityMemo memory_quantities(k8s::QuantityValue);
+  thread_local api::QuantityMemo memory_quantities(k8s::QuantityValue);
   absl::StatusOr<int64_t> bytes = memory_quantities.Parse(it->second);
   if (!bytes.ok())
     return MemberError(member, absl::StrCat("allocatable memory: ", bytes.status().message()));
@@ -97,7 +97,7 @@ absl::StatusOr<NodeSetRules> PrepareNodeSetRules(const tidepool::v1::NodeSet& no
   rules.feature_labels.assign(slurm.feature_labels().begin(), slurm.feature_labels().end());
   std::sort(rules.feature_labels.begin(), rules.feature_labels.end());
   if (!slurm.gres().empty()) {
-    absl::StatusOr<GresSpec> explicit_gres = ParseGresSpec(slurm.gres());
+    absl::StatusOr<api::GresSpec> explicit_gres = api::ParseGresSpec(slurm.gres());
     if (!explicit_gres.ok()) return explicit_gres.status();
     rules.explicit_gres = *explicit_gres;
   }
@@ -120,7 +120,7 @@ absl::StatusOr<DerivedNode> DeriveNode(const NodeSetRules& rules,
   if (rules.explicit_gres.has_value()) {
     derived.gres = rules.explicit_gres;
   } else {
-    absl::StatusOr<std::optional<GresSpec>> node_gres = NodeGpuGres(member.node());
+    absl::StatusOr<std::optional<api::GresSpec>> node_gres = api::NodeGpuGres(member.node());
     if (!node_gres.ok()) return node_gres.status();
     derived.gres = *node_gres;
   }

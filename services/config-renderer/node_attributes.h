@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "gres.h"
 #include "slurm/conf/model.h"
+#include "tidepool/gres.h"
 #include "tidepool/v1/node_set.pb.h"
 #include "tidepool/v1/renderer.pb.h"
 
@@ -14,14 +14,14 @@ namespace tidepool::renderer {
 
 struct DerivedNode {
   slurm::NodeConfig config;
-  std::optional<GresSpec> gres;
+  std::optional<api::GresSpec> gres;
 };
 
 // What DeriveNode needs from a NodeSet, prepared once per NodeSet rather than per node.
 struct NodeSetRules {
   const tidepool::v1::NodeSet* node_set = nullptr;
   std::vector<std::pair<std::string, std::string>> feature_labels;  // label -> prefix, sorted
-  std::optional<GresSpec> explicit_gres;
+  std::optional<api::GresSpec> explicit_gres;
 };
 
 absl::StatusOr<NodeSetRules> PrepareNodeSetRules(const tidepool::v1::NodeSet& node_set);

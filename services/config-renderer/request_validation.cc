@@ -7,8 +7,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "gres.h"
 #include "slurm/conf/user_settings.h"
+#include "tidepool/gres.h"
 #include "topology.h"
 
 namespace tidepool::renderer {
@@ -120,7 +120,7 @@ absl::Status ValidateNodeSet(const NodeSet& node_set, const std::string& cluster
   }
   const auto& slurm = spec.slurm();
   if (!slurm.gres().empty()) {
-    absl::StatusOr<GresSpec> gres = ParseGresSpec(slurm.gres());
+    absl::StatusOr<api::GresSpec> gres = api::ParseGresSpec(slurm.gres());
     if (!gres.ok()) return Field(object, "spec.slurm.gres", gres.status().message());
   }
   if (slurm.cpus() < 0) return Field(object, "spec.slurm.cpus", "must not be negative");

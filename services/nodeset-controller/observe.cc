@@ -2,50 +2,33 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "builders.h"
 #include "google/protobuf/util/json_util.h"
-#include "k8s/object_json.h"
 #include "tidepool/membership.h"
 #include "tidepool/naming.h"
+#include "tidepool/pod_view.h"
 
 namespace tidepool::nodeset {
-namespace {
 
-bool ConditionTrue(const rapidjson::Value& pod, const char* type) {
-  const rapidjson::Value* status = k8s::FindMember(pod, "status");
-  const rapidjson::Value* conditions = status ? k8s::FindMember(*status, "conditions") : nullptr;
-  if (conditions == nullptr || !conditions->IsArray()) return false;
-  for (const rapidjson::Value& condition : conditions->GetArray()) {
-    if (k8s::StringMember(condition, "type") == type) {
-      return k8s::StringMember(condition, "status") == "True";
-    }
-  }
-  return false;
+// builders.h writes the annotation the pod view reads: one name.
+static_assert(std::string_view(kTemplateHashAnnotation) == api::kTemplateHashAnnotation);
+
+ObservedPod ObservePod(const api::PodView& pod) {
+  return {.name = pod.name,
+          .uid = pod.uid,
+          .node_name = pod.node_name,
+          .template_hash = pod.template_hash,
+          .ready = pod.ready,
+          .deleting = pod.deleting};
 }
-
-std::string Annotation(const rapidjson::Value& metadata, const char* key) {
-  const rapidjson::Value* annotations = k8s::FindMember(metadata, "annotations");
-  return annotations ? k8s::StringMember(*annotations, key) : "";
-}
-
-}  // namespace
 
 absl::StatusOr<ObservedPod> ObservePod(absl::string_view pod_json) {
-  absl::StatusOr<rapidjson::Document> pod = k8s::ParseJsonObject(pod_json, "Pod");
+  absl::StatusOr<api::PodView> pod = api::ParsePodView(pod_json);
   if (!pod.ok()) return pod.status();
-  const rapidjson::Value* metadata = k8s::FindMember(*pod, "metadata");
-  if (metadata == nullptr) return absl::InvalidArgumentError("Pod has no metadata");
-  const rapidjson::Value* spec = k8s::FindMember(*pod, "spec");
-  ObservedPod observed;
-  observed.name = k8s::StringMember(*metadata, "name");
-  observed.uid = k8s::StringMember(*metadata, "uid");
-  observed.node_name = spec ? k8s::StringMember(*spec, "nodeName") : "";
-  observed.template_hash = Annotation(*metadata, kTemplateHashAnnotation);
-  observed.ready = ConditionTrue(*pod, "Ready");
-  observed.deleting = !k8s::StringMember(*metadata, "deletionTimestamp").empty();
-  return observed;
+  return ObservePod(*pod);
 }
 
 const char* DaemonTolerations() {

@@ -10,12 +10,14 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "plan.h"
+#include "tidepool/pod_view.h"
 #include "tidepool/v1/meta.pb.h"
 #include "tidepool/v1/node_set.pb.h"
 
 namespace tidepool::nodeset {
 
-// A slurmd pod's JSON as the plan sees it.
+// A slurmd pod as the plan sees it: from its view, or from its JSON (parsed to the view).
+ObservedPod ObservePod(const api::PodView& pod);
 absl::StatusOr<ObservedPod> ObservePod(absl::string_view pod_json);
 
 // The Nodes `node_set` may use: PlanMembers over the NodeSets of its cluster with their

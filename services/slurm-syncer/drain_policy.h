@@ -11,10 +11,11 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "slurm/rest/model.h"
+#include "tidepool/contract.h"
 
 namespace tidepool::syncer {
 
-inline constexpr absl::string_view kOwnedReasonPrefix = "k8s:";
+inline constexpr absl::string_view kOwnedReasonPrefix = api::kTidepoolDrainReasonPrefix;
 
 // True for reasons the syncer made ("k8s: cordon: maintenance").
 bool IsOwnedReason(absl::string_view reason);

@@ -1,7 +1,7 @@
 #pragma once
 
-// What the two-way sync needs to know of a slurmd pod and of its Kubernetes Node, read
-// once from their JSON (the informers' cache) into plain structs.
+// What the two-way sync needs to know of a slurmd pod and of its Kubernetes Node: the
+// part of their typed views (libs/tidepool/pod_view.h, node_view.h) its policy reads.
 
 #include <map>
 #include <string>
@@ -9,14 +9,16 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "k8s/conditions.h"
+#include "tidepool/contract.h"
+#include "tidepool/node_view.h"
+#include "tidepool/pod_view.h"
 
 namespace tidepool::syncer {
 
-// Node annotation with the reason a person gave when cordoning (Kubernetes has no field
-// for it): the drain reason becomes "k8s: cordon: <this>".
-inline constexpr char kCordonReasonAnnotation[] = "tidepool.dev/cordon-reason";
-// The pod condition the syncer keeps with the Slurm node's state.
-inline constexpr char kSlurmPodCondition[] = "tidepool.dev/SlurmNodeReady";
+// Node annotation with the reason a person gave when cordoning, and the pod condition
+// the syncer keeps with the Slurm node's state (libs/tidepool/contract.h).
+using api::kCordonReasonAnnotation;
+inline constexpr const auto& kSlurmPodCondition = api::kSlurmNodeReadyCondition;
 
 using ConditionView = k8s::Condition;
 
@@ -39,6 +41,9 @@ struct NodeObservation {
   std::map<std::string, ConditionView> conditions;  // by type
 };
 
+PodObservation ObservePod(api::PodView pod);
+NodeObservation ObserveNode(api::NodeView node);
+// The same from the objects' JSON (parsed to their views).
 absl::StatusOr<PodObservation> ObservePod(absl::string_view json);
 absl::StatusOr<NodeObservation> ObserveNode(absl::string_view json);
 

@@ -199,12 +199,12 @@ std::optional<std::string> NodeConditionsApply(const NodeObservation& node, cons
                        ? ""
                        : absl::StrCat(" (set by ", slurm.reason_set_by_user, ")");
   const std::vector<DesiredCondition> conditions = {
-      {"SlurmDrain", drain, drain ? SlurmStateReason(slurm) : "NotDrained",
+      {api::kSlurmDrainCondition, drain, drain ? SlurmStateReason(slurm) : "NotDrained",
        drain ? slurm.reason + by : ""},
-      {"SlurmCordon", by_person, by_person ? "DrainedInSlurm" : "NotDrainedInSlurm",
+      {api::kSlurmCordonCondition, by_person, by_person ? "DrainedInSlurm" : "NotDrainedInSlurm",
        by_person ? slurm.reason + by : ""},
-      {"SlurmNotResponding", not_responding, not_responding ? "NotResponding" : "Responding",
-       not_responding ? StateMessage(slurm) : ""},
+      {api::kSlurmNotRespondingCondition, not_responding,
+       not_responding ? "NotResponding" : "Responding", not_responding ? StateMessage(slurm) : ""},
   };
   bool same = true;
   for (const DesiredCondition& c : conditions) same = same && SameCondition(node.conditions, c);

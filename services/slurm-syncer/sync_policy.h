@@ -21,14 +21,16 @@
 #include "drain_policy.h"
 #include "k8s_observation.h"
 #include "slurm/rest/model.h"
+#include "tidepool/contract.h"
 
 namespace tidepool::syncer {
 
-inline constexpr char kPodNotReadyReason[] = "k8s: pod not ready";
-inline constexpr char kPodTerminatingReason[] = "k8s: pod terminating";
+// The drain reasons the two-way sync makes (libs/tidepool/contract.h).
+inline constexpr const auto& kPodNotReadyReason = api::kPodNotReadyDrainReason;
+inline constexpr const auto& kPodTerminatingReason = api::kPodTerminatingDrainReason;
 // Followed by ": <cordon reason>" and by "<condition type>".
-inline constexpr char kCordonReasonPrefix[] = "k8s: cordon";
-inline constexpr char kNodeConditionReasonPrefix[] = "k8s: node condition ";
+inline constexpr const auto& kCordonReasonPrefix = api::kCordonDrainReasonPrefix;
+inline constexpr const auto& kNodeConditionReasonPrefix = api::kNodeConditionDrainReasonPrefix;
 
 // True for the reasons the two-way sync makes (and so may clear).
 bool IsSyncCause(absl::string_view reason);

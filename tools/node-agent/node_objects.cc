@@ -37,7 +37,7 @@ bool IsNotReadyTaint(const rapidjson::Value& taint) {
 bool IsReady(const rapidjson::Value& node) {
   const rapidjson::Value* status = k8s::FindMember(node, "status");
   return status != nullptr &&
-         ConditionStatus(k8s::FindMember(*status, "conditions"), "Ready") == "True";
+         ConditionStatus(k8s::FindMember(*status, "conditions"), api::kReadyCondition) == "True";
 }
 
 // Removes the not-ready taints from `taints`; true when there were any.
@@ -115,7 +115,8 @@ void SetNodeConditions(rapidjson::Value& status, absl::Time now, Allocator& allo
       {"DiskPressure", false, "KubeletHasNoDiskPressure", "kubelet has no disk pressure", true},
       {"PIDPressure", false, "KubeletHasSufficientPID", "kubelet has sufficient PID available",
        true},
-      {"Ready", true, "KubeletReady", "tidepool node agent is posting ready status", true},
+      {api::kReadyCondition, true, "KubeletReady", "tidepool node agent is posting ready status",
+       true},
   };
   for (const ConditionUpdate& update : updates) SetCondition(conditions, update, now, allocator);
 }
@@ -126,7 +127,7 @@ Labels AgentNodeLabels(const SimNode& node) {
   Labels labels = {{"kubernetes.io/hostname", node.name},
                    {"kubernetes.io/os", "linux"},
                    {"kubernetes.io/arch", "amd64"},
-                   {kSimulatedNodeLabel, "true"}};
+                   {kAgentSimulatedNodeLabel, "true"}};
   for (const auto& [key, value] : node.labels) labels[key] = value;
   return labels;
 }

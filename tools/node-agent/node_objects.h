@@ -10,13 +10,14 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "agent_options.h"
+#include "tidepool/contract.h"
 
 namespace tidepool::node_agent {
 
 inline constexpr char kNodeLeaseNamespace[] = "kube-node-lease";
 inline constexpr int64_t kNodeLeaseDurationSeconds = 40;  // as kubelet's default
 // Marks the Nodes the agent registered (tests select them with it).
-inline constexpr char kSimulatedNodeLabel[] = "agent.tidepool.dev/simulated";
+using api::kAgentSimulatedNodeLabel;
 
 // The labels the agent sets on `node`: kubernetes.io/{hostname,os,arch}, the simulated
 // marker, then the node's own (which may override the defaults).

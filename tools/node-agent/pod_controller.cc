@@ -127,7 +127,7 @@ WorkloadState PodController::RunSlurmd(const PodFacts& pod, SyncResult& result) 
                       {{"pod", pod.Key()}, {"node", node}, {"kill", killed}});
     }
     state.waiting_reason = "SlurmdStopped";
-    state.waiting_message = absl::StrCat("held stopped by annotation ", kSlurmdAnnotation);
+    state.waiting_message = absl::StrCat("held stopped by annotation ", kAgentSlurmdAnnotation);
     return state;
   }
   if (slurm_->SlurmdRunning(node)) {

@@ -154,7 +154,7 @@ void SetPodConditions(rapidjson::Value& status, const DesiredPodStatus& desired,
            {"PodReadyToStartContainers", true, "", ""},
            {"Initialized", true, "", ""},
            {"ContainersReady", desired.ready, reason, message},
-           {"Ready", desired.ready, reason, message},
+           {api::kReadyCondition, desired.ready, reason, message},
            {"PodScheduled", true, "", ""},
        }) {
     SetCondition(conditions, update, now, allocator);
@@ -243,10 +243,12 @@ std::string SlurmNodeOf(const PodFacts& pod) {
   return node != pod.labels.end() && !node->second.empty() ? node->second : pod.name;
 }
 
-bool HeldNotReady(const PodFacts& pod) { return AnnotationOf(pod, kReadyAnnotation) == "false"; }
+bool HeldNotReady(const PodFacts& pod) {
+  return AnnotationOf(pod, kAgentReadyAnnotation) == "false";
+}
 
 bool SlurmdHeldStopped(const PodFacts& pod) {
-  return AnnotationOf(pod, kSlurmdAnnotation) == "stopped";
+  return AnnotationOf(pod, kAgentSlurmdAnnotation) == "stopped";
 }
 
 absl::StatusOr<std::optional<std::string>> PodStatusUpdate(absl::string_view pod_json,

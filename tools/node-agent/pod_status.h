@@ -10,14 +10,15 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "agent_options.h"
+#include "tidepool/contract.h"
 
 namespace tidepool::node_agent {
 
 // Test controls (tools/node-agent/README.md). "false": the pod's containers run but are
 // reported not ready, as after a failing readiness probe.
-inline constexpr char kReadyAnnotation[] = "agent.tidepool.dev/ready";
+using api::kAgentReadyAnnotation;
 // "stopped": the pod's slurmd is killed and kept stopped; removing it restarts slurmd.
-inline constexpr char kSlurmdAnnotation[] = "agent.tidepool.dev/slurmd";
+using api::kAgentSlurmdAnnotation;
 
 struct PodFacts {
   std::string ns;

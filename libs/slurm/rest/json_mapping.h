@@ -11,6 +11,10 @@
 // Numbers may come as plain numbers or as {"set":…,"infinite":…,"number":…}; both are
 // read. Unset or infinite numbers map to nullopt (or 0 for non-optional counts), and
 // times of 0 to nullopt.
+//
+// This header is the facade; the mapping lives in json_mapping_reader.cc (what the readers
+// share, ErrorsInBody), json_mapping_nodes.cc (the streamed nodes reply),
+// json_mapping_replies.cc (every other reply) and json_mapping_requests.cc (bodies).
 
 #include <string>
 #include <vector>

@@ -83,5 +83,39 @@ TEST_CASE("the informer cache: store, indexes, handlers, synced") {
   CHECK(late == std::vector<std::string>{"a/x", "a/z"});
 }
 
+TEST_CASE("the informer keeps a view per object when given a parser, parsed once") {
+  ClientConfig config;
+  config.server = "https://127.0.0.1:1";  // never contacted: events are fed by hand
+  Client client(config);
+  struct AppView {
+    std::string app;
+  };
+  int parses = 0;
+  Informer informer(client, ConfigMaps(), "",
+                    {.parse_view = [&](absl::string_view json) -> std::any {
+                      ++parses;
+                      absl::StatusOr<ObjectMeta> meta = ParseObjectMeta(json);
+                      if (!meta.ok() || !meta->labels.contains("app")) return {};
+                      return AppView{meta->labels.at("app")};
+                    }});
+  informer.HandleEvent(Event(WatchEventType::kAdded, "a", "x", "1", "web"));
+  informer.HandleEvent(Event(WatchEventType::kModified, "a", "x", "2", "db"));
+  CHECK(parses == 2);
+  CachedObjectPtr x = informer.Get("a", "x");
+  REQUIRE(x != nullptr);
+  REQUIRE(x->ViewAs<AppView>() != nullptr);
+  CHECK(x->ViewAs<AppView>()->app == "db");
+  CHECK(x->ViewAs<std::string>() == nullptr);  // another type: none
+  // Reads do not parse again; a delete has nothing to parse.
+  (void)informer.List();
+  informer.HandleEvent(Event(WatchEventType::kDeleted, "a", "x", "3", "db"));
+  CHECK(parses == 2);
+
+  // Without a parser there is no view.
+  Informer plain(client, ConfigMaps(), "");
+  plain.HandleEvent(Event(WatchEventType::kAdded, "a", "y", "1", "web"));
+  CHECK(plain.Get("a", "y")->ViewAs<AppView>() == nullptr);
+}
+
 }  // namespace
 }  // namespace tidepool::k8s

@@ -2,9 +2,11 @@
 
 #include <catch2/catch_test_macros.hpp>
 #include <map>
+#include <memory>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
+#include "google/protobuf/util/message_differencer.h"
 
 namespace tidepool::cluster {
 namespace {
@@ -75,6 +77,31 @@ TEST_CASE("pods that cannot be members are reported, not silently dropped") {
   CHECK(absl::StrContains(inputs->skipped[0], "hpc/h100-03: not bound to a Node yet"));
   CHECK(absl::StrContains(inputs->skipped[1], "hpc/h100-04: Node k-gone"));
   CHECK(absl::StrContains(inputs->skipped[2], "hpc/x-01: NodeSet \"other\""));
+}
+
+TEST_CASE("pod views and Node views give the request the JSON would") {
+  ClusterObjects from_json = Objects();
+  ClusterObjects from_views = Objects();
+  for (const std::string& json : from_views.pod_jsons) {
+    from_views.pods.push_back(*api::ParsePodView(json));
+  }
+  from_views.pod_jsons.clear();
+  int json_reads = 0;
+  from_views.node_view = [](const std::string& name) -> std::shared_ptr<const api::NodeView> {
+    if (name == "k-gone") return nullptr;  // not kept as a view: the JSON is asked
+    return std::make_shared<const api::NodeView>(*api::ParseNodeView(KubeNode(name)));
+  };
+  from_views.node_json = [&json_reads](const std::string&) {
+    ++json_reads;
+    return std::string();
+  };
+  absl::StatusOr<RenderInputs> want = BuildRenderInputs(from_json, {});
+  absl::StatusOr<RenderInputs> got = BuildRenderInputs(from_views, {});
+  REQUIRE(want.ok());
+  REQUIRE(got.ok());
+  CHECK(google::protobuf::util::MessageDifferencer::Equals(got->request, want->request));
+  CHECK(got->skipped == want->skipped);
+  CHECK(json_reads == 1);
 }
 
 TEST_CASE("an unreadable cluster is an error naming it") {

@@ -6,7 +6,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace tidepool::renderer {
+namespace tidepool::api {
 
 // Parses Kubernetes quantities, remembering the last text that parsed: the Nodes of a
 // NodeSet usually report the same allocatable text, so at thousands of Nodes most parses
@@ -35,4 +35,4 @@ class QuantityMemo {
   int64_t value_ = 0;
 };
 
-}  // namespace tidepool::renderer
+}  // namespace tidepool::api

@@ -1,10 +1,10 @@
-#include "quantity_memo.h"
+#include "tidepool/quantity_memo.h"
 
 #include <catch2/catch_test_macros.hpp>
 
 #include "k8s/quantity.h"
 
-namespace tidepool::renderer {
+namespace tidepool::api {
 namespace {
 
 int parses = 0;
@@ -38,4 +38,4 @@ TEST_CASE("QuantityMemo returns each failure and does not remember it") {
 }
 
 }  // namespace
-}  // namespace tidepool::renderer
+}  // namespace tidepool::api

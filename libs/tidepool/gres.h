@@ -1,5 +1,9 @@
 #pragma once
 
+// GRES: a NodeSet's spec.slurm.gres text, and the GPUs a Node reports (the NVIDIA device
+// plugin's resource and GPU feature discovery's labels) as Slurm GRES. Shared by the
+// renderer (gres.conf, NodeName GRES) and any service that checks a NodeSet's GRES.
+
 #include <optional>
 #include <string>
 
@@ -7,7 +11,7 @@
 #include "absl/strings/string_view.h"
 #include "tidepool/v1/meta.pb.h"
 
-namespace tidepool::renderer {
+namespace tidepool::api {
 
 struct GresSpec {
   std::string name;
@@ -29,4 +33,4 @@ std::string SlurmGpuType(absl::string_view product);
 // label; type from nvidia.com/gpu.product. nullopt when the Node has no GPU.
 absl::StatusOr<std::optional<GresSpec>> NodeGpuGres(const tidepool::v1::NodeInfo& node);
 
-}  // namespace tidepool::renderer
+}  // namespace tidepool::api

@@ -1,8 +1,8 @@
-#include "gres.h"
+#include "tidepool/gres.h"
 
 #include <catch2/catch_test_macros.hpp>
 
-namespace tidepool::renderer {
+namespace tidepool::api {
 namespace {
 
 TEST_CASE("ParseGresSpec reads name:type:count and name:count") {
@@ -66,4 +66,4 @@ TEST_CASE("NodeGpuGres counts allocatable GPUs, falls back to the count label") 
 }
 
 }  // namespace
-}  // namespace tidepool::renderer
+}  // namespace tidepool::api

@@ -1,4 +1,4 @@
-#include "gres.h"
+#include "tidepool/gres.h"
 
 #include <array>
 #include <vector>
@@ -10,9 +10,9 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "k8s/quantity.h"
-#include "quantity_memo.h"
+#include "tidepool/quantity_memo.h"
 
-namespace tidepool::renderer {
+namespace tidepool::api {
 namespace {
 
 constexpr char kGpuResource[] = "nvidia.com/gpu";
@@ -128,4 +128,4 @@ absl::StatusOr<std::optional<GresSpec>> NodeGpuGres(const tidepool::v1::NodeInfo
   return spec;
 }
 
-}  // namespace tidepool::renderer
+}  // namespace tidepool::api

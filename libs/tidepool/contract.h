@@ -1,0 +1,103 @@
+#pragma once
+
+// The names Tidepool's services, the node agent and people's tools agree on: labels,
+// annotations, condition types, Slurm drain reasons and event reasons. One service writes
+// what another reads (the nodeset-controller labels a pod, the syncer and the
+// cluster-controller select by it; the syncer drains with a reason, the nodeset-controller
+// recognises it), so each name is spelled once, here.
+
+namespace tidepool::api {
+
+// ---------------------------------------------------------------------------------
+// Labels.
+
+// On a Kubernetes Node (and a slurmd pod): its Slurm node name, kept across pod
+// re-creation.
+inline constexpr char kSlurmNodeLabel[] = "tidepool.dev/slurm-node";
+inline constexpr char kClusterLabel[] = "tidepool.dev/cluster";
+inline constexpr char kNodeSetLabel[] = "tidepool.dev/nodeset";
+// What an object Tidepool made is for: kSlurmdComponent on compute pods,
+// kSlurmConfigComponent on the ConfigMap that holds the rendered Slurm configuration.
+inline constexpr char kComponentLabel[] = "tidepool.dev/component";
+inline constexpr char kSlurmdComponent[] = "slurmd";
+inline constexpr char kSlurmConfigComponent[] = "slurm-config";
+
+// ---------------------------------------------------------------------------------
+// Annotations.
+
+// Pod annotations the syncer keeps from Slurm's view of the pod's node.
+inline constexpr char kSlurmStateAnnotation[] = "tidepool.dev/slurm-state";
+inline constexpr char kSlurmReasonAnnotation[] = "tidepool.dev/slurm-reason";
+// Pod annotation: the hash of the NodeSet pod template the pod was made from (rolling
+// updates replace pods whose hash is not the current one).
+inline constexpr char kTemplateHashAnnotation[] = "tidepool.dev/template-hash";
+// Node annotation with the drain reason while the node's Slurm node is drained.
+inline constexpr char kDrainAnnotation[] = "tidepool.dev/drain";
+// Node annotation with the reason a person gave when cordoning (Kubernetes has no field
+// for it): the drain reason becomes "k8s: cordon: <this>".
+inline constexpr char kCordonReasonAnnotation[] = "tidepool.dev/cordon-reason";
+// ConfigMap annotation with the rendered configuration's content hash.
+inline constexpr char kConfigHashAnnotation[] = "tidepool.dev/config-hash";
+
+// The node agent (tools/node-agent), which plays kubelet in test environments: pod
+// annotations a test sets to hold a pod not ready ("false") or its slurmd stopped
+// ("stopped"), and the label on the Nodes it simulates.
+inline constexpr char kAgentReadyAnnotation[] = "agent.tidepool.dev/ready";
+inline constexpr char kAgentSlurmdAnnotation[] = "agent.tidepool.dev/slurmd";
+inline constexpr char kAgentSimulatedNodeLabel[] = "agent.tidepool.dev/simulated";
+
+// ---------------------------------------------------------------------------------
+// Condition types.
+
+// Kubernetes' own: a pod's and a Node's readiness.
+inline constexpr char kReadyCondition[] = "Ready";
+// The pod condition the syncer keeps with the Slurm node's state.
+inline constexpr char kSlurmNodeReadyCondition[] = "tidepool.dev/SlurmNodeReady";
+// Node conditions the syncer keeps: drained in Slurm (by anyone), drained by a person
+// (not by Tidepool), and not responding.
+inline constexpr char kSlurmDrainCondition[] = "SlurmDrain";
+inline constexpr char kSlurmCordonCondition[] = "SlurmCordon";
+inline constexpr char kSlurmNotRespondingCondition[] = "SlurmNotResponding";
+// NodeSet status conditions.
+inline constexpr char kAvailableCondition[] = "Available";
+inline constexpr char kProgressingCondition[] = "Progressing";
+inline constexpr char kSlurmUnreachableCondition[] = "SlurmUnreachable";
+
+// ---------------------------------------------------------------------------------
+// Slurm drain reasons. Tidepool's start with kTidepoolDrainReasonPrefix; the syncer
+// overwrites or clears no other reason (a person's or Slurm's) unless forced.
+
+inline constexpr char kTidepoolDrainReasonPrefix[] = "k8s:";
+// The nodeset-controller's: a pod to be removed by scale-in or replaced by an update.
+inline constexpr char kScaleInDrainReason[] = "k8s: scale-in";
+inline constexpr char kUpdateDrainReason[] = "k8s: update";
+// The syncer's (its two-way sync makes and clears only these).
+inline constexpr char kPodNotReadyDrainReason[] = "k8s: pod not ready";
+inline constexpr char kPodTerminatingDrainReason[] = "k8s: pod terminating";
+// Followed by ": <cordon reason>" (kCordonReasonAnnotation, or "cordoned").
+inline constexpr char kCordonDrainReasonPrefix[] = "k8s: cordon";
+// Followed by the Node condition's type.
+inline constexpr char kNodeConditionDrainReasonPrefix[] = "k8s: node condition ";
+
+// ---------------------------------------------------------------------------------
+// Event reasons (and condition reasons that say the same).
+
+// cluster-controller.
+inline constexpr char kRenderFailedReason[] = "RenderFailed";
+inline constexpr char kConfigRenderedReason[] = "ConfigRendered";
+inline constexpr char kReconfiguredReason[] = "Reconfigured";
+// nodeset-controller.
+inline constexpr char kInvalidSpecReason[] = "InvalidSpec";
+inline constexpr char kSuccessfulCreateReason[] = "SuccessfulCreate";
+inline constexpr char kFailedCreateReason[] = "FailedCreate";
+inline constexpr char kFailedLabelNodeReason[] = "FailedLabelNode";
+inline constexpr char kDeletionBlockedReason[] = "DeletionBlocked";
+inline constexpr char kWaitingForJobsReason[] = "WaitingForJobs";
+inline constexpr char kDrainRequestedReason[] = "DrainRequested";
+inline constexpr char kFailedDrainReason[] = "FailedDrain";
+inline constexpr char kUndrainedReason[] = "Undrained";
+inline constexpr char kFailedUndrainReason[] = "FailedUndrain";
+inline constexpr char kSuccessfulDeleteReason[] = "SuccessfulDelete";
+inline constexpr char kFailedDeleteReason[] = "FailedDelete";
+
+}  // namespace tidepool::api

@@ -1,0 +1,46 @@
+#include "tidepool/node_view.h"
+
+#include <utility>
+
+#include "k8s/object_json.h"
+#include "rapidjson/document.h"
+#include "tidepool/contract.h"
+#include "tidepool/resources.h"
+#include "tidepool/view_fields.h"
+
+namespace tidepool::api {
+
+absl::StatusOr<NodeView> ParseNodeView(absl::string_view json, NodeModel model) {
+  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(json, "Node");
+  if (!doc.ok()) return doc.status();
+  NodeView node;
+  if (const rapidjson::Value* metadata = k8s::FindMember(*doc, "metadata")) {
+    node.name = k8s::StringMember(*metadata, "name");
+    node.labels = StringMap(k8s::FindMember(*metadata, "labels"));
+    node.annotations = StringMap(k8s::FindMember(*metadata, "annotations"));
+  }
+  if (auto reason = node.annotations.find(kCordonReasonAnnotation);
+      reason != node.annotations.end()) {
+    node.cordon_reason = reason->second;
+  }
+  if (const rapidjson::Value* spec = k8s::FindMember(*doc, "spec")) {
+    node.unschedulable = k8s::BoolMember(*spec, "unschedulable");
+  }
+  node.conditions = k8s::ReadConditions(*doc);
+  auto ready = node.conditions.find(kReadyCondition);
+  node.ready = ready != node.conditions.end() && ready->second.status == "True";
+  if (model == NodeModel::kRead) {
+    node.info = ParseNode(json);
+  } else {
+    node.info = absl::FailedPreconditionError("the Node's model was not read (NodeModel::kSkip)");
+  }
+  return node;
+}
+
+std::any NodeViewForCache(absl::string_view json) {
+  absl::StatusOr<NodeView> node = ParseNodeView(json);
+  if (!node.ok()) return {};
+  return *std::move(node);
+}
+
+}  // namespace tidepool::api

@@ -1,0 +1,44 @@
+#pragma once
+
+// What Tidepool reads of a Kubernetes Node, read once from its JSON: the syncer's drain
+// inputs (cordon, conditions, annotations) and the API model's NodeInfo (labels, taints,
+// allocatable) that feasibility and rendering take.
+
+#include <any>
+#include <map>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "k8s/conditions.h"
+#include "tidepool/v1/meta.pb.h"
+
+namespace tidepool::api {
+
+struct NodeView {
+  std::string name;
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
+  bool unschedulable = false;                        // spec.unschedulable: cordoned
+  std::string cordon_reason;                         // kCordonReasonAnnotation
+  bool ready = false;                                // condition Ready is True
+  std::map<std::string, k8s::Condition> conditions;  // status.conditions by type
+  // The Node as the API model has it (ParseNode: metadata, taints, unschedulable,
+  // allocatable), or why it cannot be read so; the fields above do not depend on it.
+  // FailedPrecondition when parsed with NodeModel::kSkip.
+  absl::StatusOr<tidepool::v1::NodeInfo> info;
+};
+
+// Whether ParseNodeView fills NodeView::info. The model's reading (protobuf, strict) costs
+// several times the rest; a reader that needs only the drain inputs skips it.
+enum class NodeModel { kRead, kSkip };
+
+// InvalidArgument when `json` is not a JSON object. Missing or mistyped fields read as
+// empty (a Node the API server accepted has none).
+absl::StatusOr<NodeView> ParseNodeView(absl::string_view json, NodeModel model = NodeModel::kRead);
+
+// For k8s::InformerOptions::parse_view: the NodeView with its model read, or an empty
+// std::any when the Node cannot be read (readers then use the JSON).
+std::any NodeViewForCache(absl::string_view json);
+
+}  // namespace tidepool::api

@@ -1,0 +1,53 @@
+#include "tidepool/pod_view.h"
+
+#include <utility>
+
+#include "k8s/object_json.h"
+#include "rapidjson/document.h"
+#include "tidepool/contract.h"
+#include "tidepool/view_fields.h"
+
+namespace tidepool::api {
+
+absl::StatusOr<PodView> ParsePodView(absl::string_view json) {
+  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(json, "Pod");
+  if (!doc.ok()) return doc.status();
+  const rapidjson::Value* metadata = k8s::FindMember(*doc, "metadata");
+  if (metadata == nullptr || !metadata->IsObject()) {
+    return absl::InvalidArgumentError("Pod has no metadata");
+  }
+  PodView pod;
+  pod.ns = k8s::StringMember(*metadata, "namespace");
+  pod.name = k8s::StringMember(*metadata, "name");
+  pod.uid = k8s::StringMember(*metadata, "uid");
+  pod.deleting = !k8s::StringMember(*metadata, "deletionTimestamp").empty();
+  if (const rapidjson::Value* labels = k8s::FindMember(*metadata, "labels")) {
+    pod.slurm_node = k8s::StringMember(*labels, kSlurmNodeLabel);
+    pod.node_set = k8s::StringMember(*labels, kNodeSetLabel);
+    pod.cluster = k8s::StringMember(*labels, kClusterLabel);
+  }
+  if (pod.slurm_node.empty()) pod.slurm_node = pod.name;
+  pod.controller_uid = ControllerUid(*metadata);
+  pod.annotations = StringMap(k8s::FindMember(*metadata, "annotations"));
+  if (auto hash = pod.annotations.find(kTemplateHashAnnotation); hash != pod.annotations.end()) {
+    pod.template_hash = hash->second;
+  }
+  if (const rapidjson::Value* spec = k8s::FindMember(*doc, "spec")) {
+    pod.node_name = k8s::StringMember(*spec, "nodeName");
+  }
+  if (const rapidjson::Value* status = k8s::FindMember(*doc, "status")) {
+    pod.phase = k8s::StringMember(*status, "phase");
+  }
+  pod.conditions = k8s::ReadConditions(*doc);
+  auto ready = pod.conditions.find(kReadyCondition);
+  pod.ready = ready != pod.conditions.end() && ready->second.status == "True";
+  return pod;
+}
+
+std::any PodViewForCache(absl::string_view json) {
+  absl::StatusOr<PodView> pod = ParsePodView(json);
+  if (!pod.ok()) return {};
+  return *std::move(pod);
+}
+
+}  // namespace tidepool::api

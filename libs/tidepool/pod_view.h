@@ -1,0 +1,47 @@
+#pragma once
+
+// What Tidepool reads of a slurmd pod, read once from its Kubernetes JSON: the
+// nodeset-controller (its plan), the slurm-syncer (the two-way sync) and the
+// cluster-controller (the render request) all read these fields and no others.
+
+#include <any>
+#include <map>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "k8s/conditions.h"
+
+namespace tidepool::api {
+
+struct PodView {
+  std::string ns;
+  std::string name;
+  std::string uid;
+  // Labels (contract.h): the Slurm node name (the pod's name when unlabelled), the NodeSet
+  // and the SlurmCluster.
+  std::string slurm_node;
+  std::string node_set;
+  std::string cluster;
+  std::string controller_uid;  // the ownerReference with controller: true
+  std::string node_name;       // spec.nodeName ("" until bound)
+  std::string phase;           // status.phase
+  bool ready = false;          // condition Ready is True
+  bool deleting = false;       // metadata.deletionTimestamp is set
+  std::string template_hash;   // kTemplateHashAnnotation
+  std::map<std::string, std::string> annotations;
+  std::map<std::string, k8s::Condition> conditions;  // status.conditions by type
+
+  // "<namespace>/<name>".
+  std::string Key() const { return ns + "/" + name; }
+};
+
+// InvalidArgument when `json` is not a JSON object or has no metadata. Mistyped fields
+// read as empty (a pod the API server accepted has none).
+absl::StatusOr<PodView> ParsePodView(absl::string_view json);
+
+// For k8s::InformerOptions::parse_view: the PodView, or an empty std::any when the pod
+// cannot be read (CachedObject::ViewAs<PodView>() is then null and readers use the JSON).
+std::any PodViewForCache(absl::string_view json);
+
+}  // namespace tidepool::api

@@ -1,0 +1,77 @@
+#include "tidepool/node_view.h"
+
+#include <catch2/catch_test_macros.hpp>
+
+namespace tidepool::api {
+namespace {
+
+TEST_CASE("a Node's view has its cordon, conditions and the model's NodeInfo") {
+  absl::StatusOr<NodeView> node = ParseNodeView(R"({
+    "kind": "Node",
+    "metadata": {"name": "k-7", "labels": {"pool": "gpu"},
+                 "annotations": {"tidepool.dev/cordon-reason": "disk",
+                                 "tidepool.dev/drain": "k8s: update"}},
+    "spec": {"unschedulable": true,
+             "taints": [{"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}]},
+    "status": {"allocatable": {"cpu": "64", "nvidia.com/gpu": "8"},
+               "conditions": [{"type": "Ready", "status": "True"},
+                              {"type": "SlurmDrain", "status": "False", "reason": "NotDrained"}]}})");
+  REQUIRE(node.ok());
+  CHECK(node->name == "k-7");
+  CHECK(node->labels.at("pool") == "gpu");
+  CHECK(node->annotations.at("tidepool.dev/drain") == "k8s: update");
+  CHECK(node->unschedulable);
+  CHECK(node->cordon_reason == "disk");
+  CHECK(node->ready);
+  CHECK(node->conditions.at("SlurmDrain").reason == "NotDrained");
+  REQUIRE(node->info.ok());
+  CHECK(node->info->metadata().name() == "k-7");
+  CHECK(node->info->metadata().labels().at("pool") == "gpu");
+  CHECK(node->info->unschedulable());
+  REQUIRE(node->info->taints_size() == 1);
+  CHECK(node->info->taints(0).effect() == "NoSchedule");
+  CHECK(node->info->allocatable().at("nvidia.com/gpu") == "8");
+}
+
+TEST_CASE("a bare Node's view has defaults") {
+  absl::StatusOr<NodeView> node = ParseNodeView(R"({"metadata": {"name": "k-1"}})");
+  REQUIRE(node.ok());
+  CHECK(node->name == "k-1");
+  CHECK_FALSE(node->unschedulable);
+  CHECK_FALSE(node->ready);
+  CHECK(node->cordon_reason.empty());
+  CHECK(node->conditions.empty());
+  REQUIRE(node->info.ok());
+  CHECK(node->info->allocatable().empty());
+}
+
+TEST_CASE("a Node's view fails only for what is not an object; the model's reading apart") {
+  CHECK_FALSE(ParseNodeView("[1]").ok());
+  CHECK_FALSE(ParseNodeView("not json").ok());
+  // The model refuses another kind; the drain inputs are still read.
+  absl::StatusOr<NodeView> pod = ParseNodeView(
+      R"({"kind": "Pod", "metadata": {"name": "p"}, "spec": {"unschedulable": true}})");
+  REQUIRE(pod.ok());
+  CHECK(pod->name == "p");
+  CHECK(pod->unschedulable);
+  CHECK_FALSE(pod->info.ok());
+}
+
+TEST_CASE("a Node's view skips the model when asked, and only the model") {
+  absl::StatusOr<NodeView> node = ParseNodeView(
+      R"({"metadata": {"name": "k-2"}, "spec": {"unschedulable": true}})", NodeModel::kSkip);
+  REQUIRE(node.ok());
+  CHECK(node->name == "k-2");
+  CHECK(node->unschedulable);
+  CHECK(node->info.status().code() == absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_CASE("a Node's view for an informer's cache: the view with its model, or nothing") {
+  std::any view = NodeViewForCache(R"({"metadata": {"name": "k-3"}})");
+  REQUIRE(std::any_cast<NodeView>(&view) != nullptr);
+  CHECK(std::any_cast<NodeView>(&view)->info.ok());
+  CHECK_FALSE(NodeViewForCache("[1]").has_value());
+}
+
+}  // namespace
+}  // namespace tidepool::api

@@ -1,0 +1,74 @@
+#include "tidepool/pod_view.h"
+
+#include <catch2/catch_test_macros.hpp>
+
+namespace tidepool::api {
+namespace {
+
+TEST_CASE("a slurmd pod's view has what the services read of it") {
+  absl::StatusOr<PodView> pod = ParsePodView(R"({
+    "metadata": {"name": "gpu-07", "namespace": "hpc", "uid": "u7",
+                 "deletionTimestamp": "2026-12-02T08:00:00Z",
+                 "labels": {"tidepool.dev/slurm-node": "h100-07", "tidepool.dev/nodeset": "h100",
+                            "tidepool.dev/cluster": "research", "other": "x"},
+                 "annotations": {"tidepool.dev/template-hash": "sha256:x",
+                                 "tidepool.dev/slurm-state": "IDLE", "n": 1},
+                 "ownerReferences": [{"uid": "not-controller"},
+                                     {"uid": "ns-uid", "controller": true}]},
+    "spec": {"nodeName": "node-a"},
+    "status": {"phase": "Running",
+               "conditions": [{"type": "PodScheduled", "status": "True"},
+                              {"type": "Ready", "status": "True"},
+                              {"type": "tidepool.dev/SlurmNodeReady", "status": "False",
+                               "reason": "Drained"}]}})");
+  REQUIRE(pod.ok());
+  CHECK(pod->Key() == "hpc/gpu-07");
+  CHECK(pod->uid == "u7");
+  CHECK(pod->slurm_node == "h100-07");
+  CHECK(pod->node_set == "h100");
+  CHECK(pod->cluster == "research");
+  CHECK(pod->controller_uid == "ns-uid");
+  CHECK(pod->node_name == "node-a");
+  CHECK(pod->phase == "Running");
+  CHECK(pod->ready);
+  CHECK(pod->deleting);
+  CHECK(pod->template_hash == "sha256:x");
+  CHECK(pod->annotations.at("tidepool.dev/slurm-state") == "IDLE");
+  CHECK_FALSE(pod->annotations.contains("n"));  // not a string
+  CHECK(pod->conditions.at("tidepool.dev/SlurmNodeReady").reason == "Drained");
+}
+
+TEST_CASE("a bare pod's view has defaults, its name as the Slurm node") {
+  absl::StatusOr<PodView> pod =
+      ParsePodView(R"({"metadata": {"name": "gpu-01"}, "status": {"phase": "Pending"}})");
+  REQUIRE(pod.ok());
+  CHECK(pod->slurm_node == "gpu-01");
+  CHECK(pod->node_name.empty());
+  CHECK(pod->controller_uid.empty());
+  CHECK(pod->phase == "Pending");
+  CHECK_FALSE(pod->ready);
+  CHECK_FALSE(pod->deleting);
+  CHECK(pod->template_hash.empty());
+}
+
+TEST_CASE("a pod's view fails for what is not a pod object") {
+  CHECK_FALSE(ParsePodView("[1]").ok());
+  CHECK_FALSE(ParsePodView("{").ok());
+  CHECK_FALSE(ParsePodView(R"({"spec": {}})").ok());  // no metadata
+  // Mistyped fields read as empty rather than failing.
+  absl::StatusOr<PodView> odd = ParsePodView(
+      R"({"metadata": {"name": 3, "labels": [1], "ownerReferences": {}}, "spec": []})");
+  REQUIRE(odd.ok());
+  CHECK(odd->name.empty());
+  CHECK(odd->node_set.empty());
+}
+
+TEST_CASE("a pod's view for an informer's cache: the view, or nothing") {
+  std::any view = PodViewForCache(R"({"metadata": {"name": "gpu-01", "namespace": "hpc"}})");
+  REQUIRE(std::any_cast<PodView>(&view) != nullptr);
+  CHECK(std::any_cast<PodView>(&view)->Key() == "hpc/gpu-01");
+  CHECK_FALSE(PodViewForCache("[1]").has_value());
+}
+
+}  // namespace
+}  // namespace tidepool::api
