@@ -5,6 +5,7 @@
 #include "absl/time/clock.h"
 #include "common/log.h"
 #include "google/protobuf/util/message_differencer.h"
+#include "status.h"
 #include "tidepool/naming.h"
 #include "tidepool/resources.h"
 
@@ -27,6 +28,13 @@ bool FeasibilityInputsChanged(const k8s::CachedObjectPtr& before,
   return !google::protobuf::util::MessageDifferencer::Equals(*old_node, *new_node);
 }
 
+bool StatusChanged(const k8s::CachedObjectPtr& before, const k8s::CachedObjectPtr& after) {
+  absl::StatusOr<tidepool::v1::NodeSetStatus> a = ParseStatus(before->json);
+  absl::StatusOr<tidepool::v1::NodeSetStatus> b = ParseStatus(after->json);
+  if (!a.ok() || !b.ok()) return a.ok() != b.ok();
+  return !SameStatus(*a, *b);
+}
+
 std::string ClusterRefOf(const k8s::CachedObjectPtr& node_set) {
   absl::StatusOr<tidepool::v1::NodeSet> parsed = api::ParseNodeSet(node_set->json);
   return parsed.ok() ? parsed->spec().cluster_ref().name() : "";
@@ -41,11 +49,15 @@ void NodeSetController::RegisterHandlers() {
   const Informers& informers = context_.informers;
   informers.node_sets->AddHandlers(
       {.on_add = [this](const k8s::CachedObjectPtr& o) { Enqueue(o->meta.Key()); },
-       // Status writes (ours included) do not change the generation: nothing to do.
+       // A spec change, and also a status change: a sync compares the status it computes
+       // with the cached one, which may lag its own last write (computed A, wrote A, then
+       // computed B equal to the stale cached status and skipped the write, leaving A on
+       // the server). When the cache catches up the key is looked at again, so the status
+       // settles on what was observed last. Our own write costs one extra, writeless sync.
        .on_update =
            [this](const k8s::CachedObjectPtr& before, const k8s::CachedObjectPtr& after) {
              if (before->meta.generation != after->meta.generation ||
-                 before->meta.deleting != after->meta.deleting) {
+                 before->meta.deleting != after->meta.deleting || StatusChanged(before, after)) {
                Enqueue(after->meta.Key());
              }
            },

@@ -115,6 +115,7 @@ void SyncerClient::Apply(const WatchNodesResponse& message) {
         if (!message.snapshot_complete()) return;
         nodes_ = std::move(snapshot_);
         snapshot_.clear();
+        ++watch_epoch_;
         reachable_ = true;
         all = true;
         break;
@@ -125,6 +126,7 @@ void SyncerClient::Apply(const WatchNodesResponse& message) {
           } else {
             nodes_[change.node().name()] = change.node();
           }
+          ++watch_versions_[change.node().name()];
           changed.push_back(change.node().name());
         }
         all = !reachable_;
@@ -162,15 +164,29 @@ std::unique_ptr<grpc::ClientContext> SyncerClient::CallContext() const {
   return context;
 }
 
+uint64_t SyncerClient::WatchVersionLocked(const std::string& name) const {
+  auto it = watch_versions_.find(name);
+  return watch_epoch_ + (it != watch_versions_.end() ? it->second : 0);
+}
+
 absl::StatusOr<SlurmNode> SyncerClient::Update(const UpdateNodeRequest& request) {
   if (stub_ == nullptr) return absl::UnavailableError("no --syncer_address");
+  uint64_t version_before = 0;
+  {
+    absl::MutexLock lock(&mutex_);
+    version_before = WatchVersionLocked(request.name());
+  }
   tidepool::v1::UpdateNodeResponse response;
   const grpc::Status status = stub_->UpdateNode(CallContext().get(), request, &response);
   if (!status.ok())
     return common::FromGrpcStatus(status, absl::StrCat("UpdateNode ", request.name()));
-  // The next sync sees the new state without waiting for the watch.
+  // The next sync sees the new state without waiting for the watch, unless the watch
+  // brought this node meanwhile: its state may be newer than the reply, and a stale
+  // reply written over it would stay until the node's next change in Slurm.
   absl::MutexLock lock(&mutex_);
-  nodes_[response.node().name()] = response.node();
+  if (WatchVersionLocked(request.name()) == version_before) {
+    nodes_[response.node().name()] = response.node();
+  }
   return response.node();
 }
 

@@ -3,6 +3,7 @@
 // Slurm as the controller sees it, through slurm-syncer's gRPC API only: a view kept
 // current by WatchNodes, and drains/undrains/fresh reads by UpdateNode and GetNodes.
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -69,6 +70,9 @@ class SyncerClient : public SlurmSource {
   absl::StatusOr<tidepool::v1::SlurmNode> Update(const tidepool::v1::UpdateNodeRequest& request);
   std::unique_ptr<grpc::ClientContext> CallContext() const;
   bool WaitUnlessStopped(absl::Duration duration);
+  // Grows whenever the watch brings `name` (or a new snapshot): an UpdateNode reply is
+  // kept only when it did not grow during the call.
+  uint64_t WatchVersionLocked(const std::string& name) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   const std::string address_;
   const absl::Duration call_timeout_;
@@ -78,6 +82,8 @@ class SyncerClient : public SlurmSource {
   absl::Mutex mutex_;
   std::map<std::string, tidepool::v1::SlurmNode> nodes_ ABSL_GUARDED_BY(mutex_);
   std::map<std::string, tidepool::v1::SlurmNode> snapshot_ ABSL_GUARDED_BY(mutex_);
+  std::map<std::string, uint64_t> watch_versions_ ABSL_GUARDED_BY(mutex_);
+  uint64_t watch_epoch_ ABSL_GUARDED_BY(mutex_) = 0;
   bool reachable_ ABSL_GUARDED_BY(mutex_) = false;
   std::string unreachable_reason_ ABSL_GUARDED_BY(mutex_);
   grpc::ClientContext* stream_context_ ABSL_GUARDED_BY(mutex_) = nullptr;
