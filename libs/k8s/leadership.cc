@@ -1,12 +1,21 @@
 #include "k8s/leadership.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
-#include "k8s/leader_gate.h"
 
 namespace tidepool::k8s {
+
+std::string DefaultIdentity() {
+  if (const char* pod = std::getenv("POD_NAME"); pod != nullptr && *pod != '\0') return pod;
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  return absl::StrCat(host, "_", getpid());
+}
 
 Leadership::Leadership(LeaseClient& leases, common::Clock* clock, LeadershipOptions options,
                        std::vector<Controller*> controllers)

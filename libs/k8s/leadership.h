@@ -71,4 +71,8 @@ class Leadership {
   std::atomic<bool> started_without_election_ = false;
 };
 
+// This replica's name in its Lease and Events: $POD_NAME in a cluster, else
+// "<hostname>_<pid>" (unique per process on a cluster's nodes).
+std::string DefaultIdentity();
+
 }  // namespace tidepool::k8s

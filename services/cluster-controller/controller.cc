@@ -59,11 +59,12 @@ std::string NodeNameOfPod(const k8s::CachedObject& pod) {
 }  // namespace
 
 ConfigLoop::ConfigLoop(k8s::Client& client, v1::ConfigRenderer::StubInterface& renderer,
-                       v1::SlurmSyncer::StubInterface& syncer, ConfigLoopOptions options,
-                       prometheus::Registry& registry)
+                       v1::SlurmSyncer::StubInterface& syncer, common::Clock* clock,
+                       ConfigLoopOptions options, prometheus::Registry& registry)
     : client_(client),
       renderer_(renderer),
       syncer_(syncer),
+      clock_(clock),
       options_(std::move(options)),
       syncs_(prometheus::BuildCounter()
                  .Name(common::MetricName(kService, "syncs_total"))
@@ -73,7 +74,6 @@ ConfigLoop::ConfigLoop(k8s::Client& client, v1::ConfigRenderer::StubInterface& r
                         .Name(common::MetricName(kService, "reconfigures_total"))
                         .Help("Reconfigure calls to the syncer by result (ok, error)")
                         .Register(registry)),
-      queue_(common::RealClock()),
       clusters_(client, api::SlurmClusters(), options_.watch_namespace),
       node_sets_(client, api::NodeSets(), options_.watch_namespace),
       pods_(client, k8s::Pods(), options_.watch_namespace, Labelled(api::kSlurmdComponent)),
@@ -84,27 +84,34 @@ ConfigLoop::ConfigLoop(k8s::Client& client, v1::ConfigRenderer::StubInterface& r
                        .reporting_instance = options_.leadership.identity.empty()
                                                  ? k8s::DefaultIdentity()
                                                  : options_.leadership.identity}),
-      leader_(client, [this] {
-        k8s::LeaderGateOptions leadership = options_.leadership;
-        leadership.on_started_leading = [this] { EnqueueAll(); };
-        return leadership;
-      }()) {}
+      runtime_(*this, clock_,
+               {.name = "cluster",
+                .workers = options_.workers,
+                .caches_synced = [this] { return Synced(); },
+                .all_keys = [this] { return clusters_.Keys(); },
+                .on_result =
+                    [this](const std::string& key,
+                           const absl::StatusOr<k8s::ReconcileResult>& result, absl::Duration) {
+                      if (result.ok()) return;
+                      syncs_.Add({{"result", "error"}}).Increment();
+                      common::LogWarn("cluster_sync_failed",
+                                      {{"cluster", key}, {"error", result.status()}});
+                    }}),
+      leases_(k8s::ApiLeaseClient(client)),
+      leadership_(*leases_, clock_, options_.leadership, {&runtime_}) {}
 
 ConfigLoop::~ConfigLoop() { Stop(); }
 
-void ConfigLoop::Start() {
+absl::Status ConfigLoop::Start() {
   AddHandlers();
   for (k8s::Informer* informer : {&clusters_, &node_sets_, &pods_, &nodes_, &config_maps_}) {
     informer->Start();
   }
-  leader_.Start();
-  for (int i = 0; i < options_.workers; ++i) workers_.emplace_back([this] { Work(); });
+  return leadership_.Start();
 }
 
 void ConfigLoop::Stop() {
-  queue_.ShutDown();
-  workers_.clear();  // joins
-  leader_.Stop();
+  leadership_.Stop();  // the workers first, then the lease
   for (k8s::Informer* informer : {&clusters_, &node_sets_, &pods_, &nodes_, &config_maps_}) {
     informer->Stop();
   }
@@ -116,17 +123,13 @@ bool ConfigLoop::Synced() {
 }
 
 void ConfigLoop::Enqueue(const std::string& key) {
-  if (!key.empty() && key.back() != '/') queue_.Add(key);
+  if (!key.empty() && key.back() != '/') runtime_.Enqueue(key);
 }
 
 std::set<std::string> ConfigLoop::ClustersOnNode(const std::string& node) {
   absl::MutexLock lock(&mutex_);
   auto it = clusters_on_node_.find(node);
   return it != clusters_on_node_.end() ? it->second : std::set<std::string>();
-}
-
-void ConfigLoop::EnqueueAll() {
-  for (const std::string& key : clusters_.Keys()) Enqueue(key);
 }
 
 void ConfigLoop::AddHandlers() {
@@ -166,20 +169,6 @@ void ConfigLoop::AddHandlers() {
              for (const std::string& key : keys) Enqueue(key);
            },
        .on_delete = on_node});
-}
-
-void ConfigLoop::Work() {
-  while (std::optional<std::string> key = queue_.Get()) {
-    absl::Status status = Sync(*key);
-    if (status.ok()) {
-      queue_.Forget(*key);
-    } else {
-      syncs_.Add({{"result", "error"}}).Increment();
-      common::LogWarn("cluster_sync_failed", {{"cluster", *key}, {"error", status}});
-      queue_.AddRateLimited(*key);
-    }
-    queue_.Done(*key);
-  }
 }
 
 }  // namespace tidepool::cluster

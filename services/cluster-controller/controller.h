@@ -14,18 +14,19 @@
 #include <memory>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "builders.h"
+#include "common/clock.h"
 #include "k8s/client.h"
+#include "k8s/controller.h"
 #include "k8s/event_recorder.h"
 #include "k8s/informer.h"
-#include "k8s/leader_gate.h"
-#include "k8s/workqueue.h"
+#include "k8s/leader_election.h"
+#include "k8s/leadership.h"
 #include "prometheus/counter.h"
 #include "prometheus/registry.h"
 #include "tidepool/v1/renderer.grpc.pb.h"
@@ -42,30 +43,32 @@ struct ConfigLoopOptions {
   std::string watch_namespace;  // "" = all
   int workers = 2;
   std::string field_manager = "tidepool-cluster-controller";
-  k8s::LeaderGateOptions leadership;
+  k8s::LeadershipOptions leadership;
 };
 
-class ConfigLoop {
+class ConfigLoop : public k8s::Reconciler {
  public:
+  // `clock` (from setup) outlives the loop.
   ConfigLoop(k8s::Client& client, v1::ConfigRenderer::StubInterface& renderer,
-             v1::SlurmSyncer::StubInterface& syncer, ConfigLoopOptions options,
-             prometheus::Registry& registry);
-  ~ConfigLoop();
+             v1::SlurmSyncer::StubInterface& syncer, common::Clock* clock,
+             ConfigLoopOptions options, prometheus::Registry& registry);
+  ~ConfigLoop() override;
 
-  void Start();
+  // Starts the informers and the election; the workers run while leading.
+  absl::Status Start();
   void Stop();
   bool Synced();
 
+  // sync.cc: one cluster.
+  absl::StatusOr<k8s::ReconcileResult> Reconcile(const std::string& key) override;
+
  private:
-  // controller.cc: events → keys, workers.
+  // controller.cc: events → keys.
   void AddHandlers();
   void Enqueue(const std::string& key);
-  void EnqueueAll();
   // Clusters with a slurmd pod on the Kubernetes Node `node`.
   std::set<std::string> ClustersOnNode(const std::string& node);
-  void Work();
-  // sync.cc: one cluster.
-  absl::Status Sync(const std::string& key);
+  // sync.cc
   absl::StatusOr<v1::RenderResponse> Render(const v1::RenderRequest& request);
   absl::Status Reconfigure(const std::string& cause);
   absl::Status WriteStatus(const k8s::CachedObject& cluster, const ConfigLoopOutcome& outcome);
@@ -73,24 +76,25 @@ class ConfigLoop {
   k8s::Client& client_;
   v1::ConfigRenderer::StubInterface& renderer_;
   v1::SlurmSyncer::StubInterface& syncer_;
+  common::Clock* const clock_;
   const ConfigLoopOptions options_;
   prometheus::Family<prometheus::Counter>& syncs_;
   prometheus::Family<prometheus::Counter>& reconfigures_;
-  k8s::WorkQueue queue_;
   k8s::Informer clusters_;
   k8s::Informer node_sets_;
   k8s::Informer pods_;
   k8s::Informer nodes_;
   k8s::Informer config_maps_;
   k8s::EventRecorder events_;
-  k8s::LeaderGate leader_;
+  k8s::Controller runtime_;
+  std::unique_ptr<k8s::LeaseClient> leases_;
+  k8s::Leadership leadership_;
 
   absl::Mutex mutex_;
   // Kubernetes Node → cluster keys with a slurmd pod on it (from pod events).
   std::map<std::string, std::set<std::string>> clusters_on_node_ ABSL_GUARDED_BY(mutex_);
   // When this process last wrote each cluster's ConfigMap.
   std::map<std::string, absl::Time> written_at_ ABSL_GUARDED_BY(mutex_);
-  std::vector<std::jthread> workers_;
 };
 
 }  // namespace tidepool::cluster

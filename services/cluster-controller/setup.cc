@@ -37,7 +37,7 @@ absl::Status SetUpClusterController(common::ServiceContext& context) {
       grpc::CreateChannel(settings->syncer_address, grpc::InsecureChannelCredentials()));
   controller->loop =
       std::make_unique<ConfigLoop>(*controller->client, *controller->renderer, *controller->syncer,
-                                   settings->loop, context.metrics());
+                                   common::RealClock(), settings->loop, context.metrics());
   ConfigLoop* loop = controller->loop.get();
   context.AddReadinessCheck("informers", [loop] {
     return loop->Synced() ? absl::OkStatus() : absl::UnavailableError("caches not synced yet");
@@ -46,7 +46,7 @@ absl::Status SetUpClusterController(common::ServiceContext& context) {
                   {{"renderer", settings->renderer_address},
                    {"syncer", settings->syncer_address},
                    {"propagation_delay", settings->loop.propagation_delay}});
-  loop->Start();
+  if (absl::Status started = loop->Start(); !started.ok()) return started;
   context.OnShutdown([controller] { controller->loop->Stop(); });
   return absl::OkStatus();
 }

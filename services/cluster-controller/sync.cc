@@ -1,9 +1,8 @@
-// ConfigLoop::Sync: one SlurmCluster, from the informers' caches.
+// ConfigLoop::Reconcile: one SlurmCluster, from the informers' caches.
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "absl/time/clock.h"
 #include "common/grpc_status.h"
 #include "common/log.h"
 #include "controller.h"
@@ -43,10 +42,9 @@ std::string ConfigMapHash(const k8s::CachedObjectPtr& config_map) {
   return annotations != nullptr ? k8s::StringMember(*annotations, api::kConfigHashAnnotation) : "";
 }
 
-constexpr absl::Duration kUnsyncedRetry = absl::Milliseconds(500);
-
-grpc::ClientContext* WithDeadline(grpc::ClientContext& context, absl::Duration timeout) {
-  context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+grpc::ClientContext* WithDeadline(grpc::ClientContext& context, absl::Time now,
+                                  absl::Duration timeout) {
+  context.set_deadline(absl::ToChronoTime(now + timeout));
   return &context;
 }
 
@@ -55,8 +53,8 @@ grpc::ClientContext* WithDeadline(grpc::ClientContext& context, absl::Duration t
 absl::StatusOr<v1::RenderResponse> ConfigLoop::Render(const v1::RenderRequest& request) {
   grpc::ClientContext context;
   v1::RenderResponse response;
-  grpc::Status status =
-      renderer_.Render(WithDeadline(context, options_.rpc_timeout), request, &response);
+  grpc::Status status = renderer_.Render(WithDeadline(context, clock_->Now(), options_.rpc_timeout),
+                                         request, &response);
   if (!status.ok()) return common::FromGrpcStatus(status, "config-renderer Render");
   return response;
 }
@@ -67,7 +65,8 @@ absl::Status ConfigLoop::Reconfigure(const std::string& cause) {
   request.set_cause(cause);
   v1::ReconfigureResponse response;
   absl::Status status = common::FromGrpcStatus(
-      syncer_.Reconfigure(WithDeadline(context, options_.rpc_timeout), request, &response),
+      syncer_.Reconfigure(WithDeadline(context, clock_->Now(), options_.rpc_timeout), request,
+                          &response),
       "slurm-syncer Reconfigure");
   reconfigures_.Add({{"result", status.ok() ? "ok" : "error"}}).Increment();
   return status;
@@ -82,23 +81,18 @@ absl::Status ConfigLoop::WriteStatus(const k8s::CachedObject& cluster,
   }
   return client_
       .MergePatch(api::SlurmClusters(), cluster.meta.ns, cluster.meta.name,
-                  StatusPatch(outcome, current.conditions, absl::Now()),
+                  StatusPatch(outcome, current.conditions, clock_->Now()),
                   {.field_manager = options_.field_manager}, "status")
       .status();
 }
 
-absl::Status ConfigLoop::Sync(const std::string& key) {
-  if (!leader_.IsLeader()) return absl::OkStatus();  // leadership re-enqueues all
-  if (!Synced()) {
-    // A key seen while the other caches still list (at start-up) would be lost if dropped.
-    queue_.AddAfter(key, kUnsyncedRetry);
-    return absl::OkStatus();
-  }
+absl::StatusOr<k8s::ReconcileResult> ConfigLoop::Reconcile(const std::string& key) {
+  // The runtime calls this only while leading and with synced caches.
   k8s::CachedObjectPtr cluster = clusters_.Get(key);
   if (cluster == nullptr) {
     absl::MutexLock lock(&mutex_);
     written_at_.erase(key);
-    return absl::OkStatus();  // the ConfigMap goes with its owner
+    return k8s::ReconcileResult{};  // the ConfigMap goes with its owner
   }
   const absl::StatusOr<k8s::ObjectReference> ref = k8s::ReferenceTo(cluster->json);
   const ClusterStatusView status = ReadStatus(cluster->json);
@@ -127,7 +121,8 @@ absl::Status ConfigLoop::Sync(const std::string& key) {
                      outcome.render_error);
     }
     syncs_.Add({{"result", "invalid"}}).Increment();
-    return WriteStatus(*cluster, outcome);
+    if (absl::Status written = WriteStatus(*cluster, outcome); !written.ok()) return written;
+    return k8s::ReconcileResult{};
   }
   outcome.rendered = true;
   outcome.rendered_hash = rendered->config_hash();
@@ -136,7 +131,7 @@ absl::Status ConfigLoop::Sync(const std::string& key) {
 
   const std::string config_map_name = api::SlurmConfigMapName(cluster->meta.name);
   const std::string config_map_key = absl::StrCat(cluster->meta.ns, "/", config_map_name);
-  const absl::Time now = absl::Now();
+  const absl::Time now = clock_->Now();
   if (ConfigMapHash(config_maps_.Get(config_map_key)) != outcome.rendered_hash) {
     absl::Status applied = client_
                                .Apply(k8s::ConfigMaps(), cluster->meta.ns, config_map_name,
@@ -158,6 +153,7 @@ absl::Status ConfigLoop::Sync(const std::string& key) {
                                   outcome.nodes, " nodes)"));
     }
   }
+  k8s::ReconcileResult result;
   if (outcome.applied_hash != outcome.rendered_hash) {
     absl::Time written = absl::InfinitePast();
     {
@@ -166,7 +162,7 @@ absl::Status ConfigLoop::Sync(const std::string& key) {
     }
     const absl::Duration wait = written + options_.propagation_delay - now;
     if (wait > absl::ZeroDuration()) {
-      queue_.AddAfter(key, wait);
+      result.requeue_after = wait;
     } else if (absl::Status s = Reconfigure(absl::StrCat(key, ": config ", status.config_hash,
                                                          " -> ", outcome.rendered_hash));
                s.ok()) {
@@ -184,7 +180,8 @@ absl::Status ConfigLoop::Sync(const std::string& key) {
     }
   }
   syncs_.Add({{"result", "ok"}}).Increment();
-  return WriteStatus(*cluster, outcome);
+  if (absl::Status written = WriteStatus(*cluster, outcome); !written.ok()) return written;
+  return result;
 }
 
 }  // namespace tidepool::cluster

@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include "absl/time/clock.h"
 #include "common/log.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "status.h"
@@ -43,7 +42,33 @@ std::string ClusterRefOf(const k8s::CachedObjectPtr& node_set) {
 }  // namespace
 
 NodeSetController::NodeSetController(SyncContext context, int workers)
-    : context_(std::move(context)), workers_(workers) {}
+    : context_(std::move(context)),
+      runtime_(
+          *this, context_.clock,
+          {.name = "nodeset",
+           .workers = workers,
+           .caches_synced =
+               [informers = context_.informers] {
+                 return informers.node_sets->HasSynced() && informers.nodes->HasSynced() &&
+                        informers.pods->HasSynced() && informers.clusters->HasSynced();
+               },
+           .all_keys = [informers = context_.informers] { return informers.node_sets->Keys(); },
+           .on_result =
+               [metrics = context_.metrics](const std::string& key,
+                                            const absl::StatusOr<k8s::ReconcileResult>& result,
+                                            absl::Duration took) {
+                 const double seconds = absl::ToDoubleSeconds(took);
+                 metrics->CountSync(result.ok() ? "success" : "error", seconds);
+                 if (result.ok()) {
+                   common::LogDebug("synced", {{"nodeset", key}, {"seconds", seconds}});
+                 }
+               }}) {}
+
+absl::StatusOr<k8s::ReconcileResult> NodeSetController::Reconcile(const std::string& key) {
+  absl::StatusOr<SyncResult> result = SyncNodeSet(context_, key);
+  if (!result.ok()) return result.status();
+  return k8s::ReconcileResult{.requeue_after = result->requeue_after};
+}
 
 void NodeSetController::RegisterHandlers() {
   const Informers& informers = context_.informers;
@@ -100,14 +125,9 @@ void NodeSetController::OnSlurmChange(const std::vector<std::string>& slurm_name
   }
 }
 
-void NodeSetController::Enqueue(const std::string& key) {
-  absl::MutexLock lock(&mutex_);
-  if (queue_ != nullptr) queue_->Add(key);
-}
+void NodeSetController::Enqueue(const std::string& key) { runtime_.Enqueue(key); }
 
-void NodeSetController::EnqueueAll() {
-  for (const std::string& key : context_.informers.node_sets->Keys()) Enqueue(key);
-}
+void NodeSetController::EnqueueAll() { runtime_.EnqueueAll(); }
 
 void NodeSetController::EnqueueCluster(const std::string& ns, const std::string& cluster) {
   for (const k8s::CachedObjectPtr& node_set : context_.informers.node_sets->ListNamespace(ns)) {
@@ -118,60 +138,6 @@ void NodeSetController::EnqueueCluster(const std::string& ns, const std::string&
 void NodeSetController::EnqueueOwnerOf(const k8s::CachedObjectPtr& pod) {
   auto label = pod->meta.labels.find(api::kNodeSetLabel);
   if (label != pod->meta.labels.end()) Enqueue(Key(pod->meta.ns, label->second));
-}
-
-void NodeSetController::StartWorkers() {
-  std::shared_ptr<k8s::WorkQueue> queue;
-  {
-    absl::MutexLock lock(&mutex_);
-    if (queue_ != nullptr) return;
-    queue_ = std::make_shared<k8s::WorkQueue>(context_.clock);
-    queue = queue_;
-  }
-  EnqueueAll();
-  for (int i = 0; i < workers_; ++i) {
-    threads_.emplace_back([this, queue] { Work(queue.get()); });
-  }
-  context_.metrics->SetLeader(true);
-  common::LogInfo("workers_started", {{"workers", workers_}});
-}
-
-void NodeSetController::StopWorkers() {
-  std::shared_ptr<k8s::WorkQueue> queue;
-  {
-    absl::MutexLock lock(&mutex_);
-    queue = std::move(queue_);
-    queue_ = nullptr;
-  }
-  if (queue == nullptr) return;
-  queue->ShutDown();
-  for (std::thread& thread : threads_) thread.join();
-  threads_.clear();
-  context_.metrics->SetLeader(false);
-  common::LogInfo("workers_stopped");
-}
-
-void NodeSetController::Work(k8s::WorkQueue* queue) {
-  while (std::optional<std::string> key = queue->Get()) {
-    ProcessKey(*queue, *key);
-    queue->Done(*key);
-  }
-}
-
-void NodeSetController::ProcessKey(k8s::WorkQueue& queue, const std::string& key) {
-  const absl::Time started = absl::Now();
-  absl::StatusOr<SyncResult> result = SyncNodeSet(context_, key);
-  const double seconds = absl::ToDoubleSeconds(absl::Now() - started);
-  if (!result.ok()) {
-    context_.metrics->CountSync("error", seconds);
-    common::LogWarn("sync_failed", {{"nodeset", key}, {"error", result.status()}});
-    queue.AddRateLimited(key);
-    return;
-  }
-  context_.metrics->CountSync("success", seconds);
-  common::LogDebug("synced", {{"nodeset", key}, {"seconds", seconds}});
-  queue.Forget(key);
-  if (result->requeue_after > absl::ZeroDuration()) queue.AddAfter(key, result->requeue_after);
 }
 
 }  // namespace tidepool::nodeset

@@ -4,7 +4,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "common/grpc_status.h"
 #include "common/log.h"
 #include "grpcpp/create_channel.h"
@@ -22,9 +21,12 @@ constexpr absl::Duration kMaxBackoff = absl::Seconds(10);
 
 }  // namespace
 
-SyncerClient::SyncerClient(std::string address, absl::Duration call_timeout,
+SyncerClient::SyncerClient(std::string address, absl::Duration call_timeout, common::Clock* clock,
                            SlurmChangeHandler on_change)
-    : address_(std::move(address)), call_timeout_(call_timeout), on_change_(std::move(on_change)) {
+    : address_(std::move(address)),
+      call_timeout_(call_timeout),
+      clock_(clock),
+      on_change_(std::move(on_change)) {
   if (!address_.empty()) {
     stub_ = tidepool::v1::SlurmSyncer::NewStub(
         grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()));
@@ -74,11 +76,11 @@ bool SyncerClient::WaitUnlessStopped(absl::Duration duration) {
 void SyncerClient::WatchLoop() {
   absl::Duration backoff = kFirstBackoff;
   while (true) {
-    const absl::Time started = absl::Now();
+    const absl::Time started = clock_->Now();
     const std::string ended = WatchOnce();
     SetUnreachable(absl::StrCat("slurm-syncer ", address_, ": ", ended));
     // A stream that lasted a while was healthy: try again soon.
-    if (absl::Now() - started > kMaxBackoff) backoff = kFirstBackoff;
+    if (clock_->Now() - started > kMaxBackoff) backoff = kFirstBackoff;
     if (!WaitUnlessStopped(backoff)) return;
     backoff = std::min(backoff * 2, kMaxBackoff);
   }
@@ -160,7 +162,7 @@ void SyncerClient::SetUnreachable(std::string reason) {
 
 std::unique_ptr<grpc::ClientContext> SyncerClient::CallContext() const {
   auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(absl::ToChronoTime(absl::Now() + call_timeout_));
+  context->set_deadline(absl::ToChronoTime(clock_->Now() + call_timeout_));
   return context;
 }
 

@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/clock.h"
 #include "grpcpp/client_context.h"
 #include "plan.h"
 #include "tidepool/v1/syncer.grpc.pb.h"
@@ -43,7 +44,9 @@ using SlurmChangeHandler = std::function<void(const std::vector<std::string>& na
 class SyncerClient : public SlurmSource {
  public:
   // `address` host:port of slurm-syncer's gRPC server ("" = none: always unreachable).
-  SyncerClient(std::string address, absl::Duration call_timeout, SlurmChangeHandler on_change);
+  // `clock` outlives the client.
+  SyncerClient(std::string address, absl::Duration call_timeout, common::Clock* clock,
+               SlurmChangeHandler on_change);
   ~SyncerClient() override { Stop(); }
   SyncerClient(const SyncerClient&) = delete;
   SyncerClient& operator=(const SyncerClient&) = delete;
@@ -76,6 +79,7 @@ class SyncerClient : public SlurmSource {
 
   const std::string address_;
   const absl::Duration call_timeout_;
+  common::Clock* const clock_;
   const SlurmChangeHandler on_change_;
   std::unique_ptr<tidepool::v1::SlurmSyncer::Stub> stub_;
 
