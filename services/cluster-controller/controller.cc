@@ -1,10 +1,13 @@
 #include "controller.h"
 
+#include <memory>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
 #include "common/metrics.h"
+#include "config_sync.h"
 #include "k8s/object_json.h"
 #include "k8s/resource.h"
 #include "tidepool/naming.h"
@@ -56,16 +59,30 @@ std::string NodeNameOfPod(const k8s::CachedObject& pod) {
   return spec != nullptr ? k8s::StringMember(*spec, "nodeName") : "";
 }
 
+// The steps of a cluster's sync, in order.
+std::vector<std::unique_ptr<ClusterStep>> Steps(
+    k8s::Client& client, v1::ConfigRenderer::StubInterface& renderer,
+    v1::SlurmSyncer::StubInterface& syncer, ClusterInformers informers, k8s::EventRecorder& events,
+    common::Clock* clock, const ConfigLoopOptions& options,
+    prometheus::Family<prometheus::Counter>& reconfigures) {
+  std::vector<std::unique_ptr<ClusterStep>> steps;
+  steps.push_back(
+      std::make_unique<ConfigStep>(client, renderer, syncer, informers, events, clock,
+                                   ConfigStepOptions{.environment = options.environment,
+                                                     .propagation_delay = options.propagation_delay,
+                                                     .rpc_timeout = options.rpc_timeout,
+                                                     .field_manager = options.field_manager},
+                                   reconfigures));
+  return steps;
+}
+
 }  // namespace
 
-ConfigLoop::ConfigLoop(k8s::Client& client, v1::ConfigRenderer::StubInterface& renderer,
-                       v1::SlurmSyncer::StubInterface& syncer, common::Clock* clock,
-                       ConfigLoopOptions options, prometheus::Registry& registry)
-    : client_(client),
-      renderer_(renderer),
-      syncer_(syncer),
-      clock_(clock),
-      options_(std::move(options)),
+ClusterController::ClusterController(k8s::Client& client,
+                                     v1::ConfigRenderer::StubInterface& renderer,
+                                     v1::SlurmSyncer::StubInterface& syncer, common::Clock* clock,
+                                     ConfigLoopOptions options, prometheus::Registry& registry)
+    : options_(std::move(options)),
       syncs_(prometheus::BuildCounter()
                  .Name(common::MetricName(kService, "syncs_total"))
                  .Help("Config-loop syncs of one SlurmCluster by result")
@@ -84,7 +101,11 @@ ConfigLoop::ConfigLoop(k8s::Client& client, v1::ConfigRenderer::StubInterface& r
                        .reporting_instance = options_.leadership.identity.empty()
                                                  ? k8s::DefaultIdentity()
                                                  : options_.leadership.identity}),
-      runtime_(*this, clock_,
+      reconciler_(
+          client, clusters_, clock, options_.field_manager,
+          Steps(client, renderer, syncer, Informers(), events_, clock, options_, reconfigures_),
+          syncs_),
+      runtime_(reconciler_, clock,
                {.name = "cluster",
                 .workers = options_.workers,
                 .caches_synced = [this] { return Synced(); },
@@ -98,11 +119,19 @@ ConfigLoop::ConfigLoop(k8s::Client& client, v1::ConfigRenderer::StubInterface& r
                                       {{"cluster", key}, {"error", result.status()}});
                     }}),
       leases_(k8s::ApiLeaseClient(client)),
-      leadership_(*leases_, clock_, options_.leadership, {&runtime_}) {}
+      leadership_(*leases_, clock, options_.leadership, {&runtime_}) {}
 
-ConfigLoop::~ConfigLoop() { Stop(); }
+ClusterController::~ClusterController() { Stop(); }
 
-absl::Status ConfigLoop::Start() {
+ClusterInformers ClusterController::Informers() {
+  return {.clusters = &clusters_,
+          .node_sets = &node_sets_,
+          .pods = &pods_,
+          .nodes = &nodes_,
+          .config_maps = &config_maps_};
+}
+
+absl::Status ClusterController::Start() {
   AddHandlers();
   for (k8s::Informer* informer : {&clusters_, &node_sets_, &pods_, &nodes_, &config_maps_}) {
     informer->Start();
@@ -110,29 +139,29 @@ absl::Status ConfigLoop::Start() {
   return leadership_.Start();
 }
 
-void ConfigLoop::Stop() {
+void ClusterController::Stop() {
   leadership_.Stop();  // the workers first, then the lease
   for (k8s::Informer* informer : {&clusters_, &node_sets_, &pods_, &nodes_, &config_maps_}) {
     informer->Stop();
   }
 }
 
-bool ConfigLoop::Synced() {
+bool ClusterController::Synced() {
   return clusters_.HasSynced() && node_sets_.HasSynced() && pods_.HasSynced() &&
          nodes_.HasSynced() && config_maps_.HasSynced();
 }
 
-void ConfigLoop::Enqueue(const std::string& key) {
+void ClusterController::Enqueue(const std::string& key) {
   if (!key.empty() && key.back() != '/') runtime_.Enqueue(key);
 }
 
-std::set<std::string> ConfigLoop::ClustersOnNode(const std::string& node) {
+std::set<std::string> ClusterController::ClustersOnNode(const std::string& node) {
   absl::MutexLock lock(&mutex_);
   auto it = clusters_on_node_.find(node);
   return it != clusters_on_node_.end() ? it->second : std::set<std::string>();
 }
 
-void ConfigLoop::AddHandlers() {
+void ClusterController::AddHandlers() {
   auto by = [this](std::function<std::string(const k8s::CachedObject&)> key_of) {
     return k8s::InformerHandlers{
         .on_add = [this, key_of](const k8s::CachedObjectPtr& o) { Enqueue(key_of(*o)); },
