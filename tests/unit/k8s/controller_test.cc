@@ -12,18 +12,14 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "common/clock.h"
+#include "support/eventually.h"
 
 namespace tidepool::k8s {
 namespace {
 
-// Waits in real time (the workers are real threads) for `done`, at most five seconds.
+// The workers and the elector are real threads: wait for them in real time.
 bool WaitFor(const std::function<bool()>& done) {
-  const absl::Time give_up = absl::Now() + absl::Seconds(5);
-  while (absl::Now() < give_up) {
-    if (done()) return true;
-    absl::SleepFor(absl::Milliseconds(5));
-  }
-  return done();
+  return testing::PollUntil(done, absl::Seconds(5), absl::Milliseconds(2)).has_value();
 }
 
 // Records each call with the clock's time; answers from a script (ok when it runs out).

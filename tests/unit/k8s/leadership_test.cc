@@ -14,17 +14,14 @@
 #include "common/clock.h"
 #include "k8s/controller.h"
 #include "k8s/leader_election.h"
+#include "support/eventually.h"
 
 namespace tidepool::k8s {
 namespace {
 
+// The workers and the elector are real threads: wait for them in real time.
 bool WaitFor(const std::function<bool()>& done) {
-  const absl::Time give_up = absl::Now() + absl::Seconds(10);
-  while (absl::Now() < give_up) {
-    if (done()) return true;
-    absl::SleepFor(absl::Milliseconds(2));
-  }
-  return done();
+  return testing::PollUntil(done, absl::Seconds(10), absl::Milliseconds(2)).has_value();
 }
 
 // One Lease in memory. Gets can be made to fail at once or to hang for their whole
