@@ -29,15 +29,17 @@ absl::Status SetUpClusterController(common::ServiceContext& context) {
   absl::StatusOr<k8s::ClientConfig> config =
       k8s::ClientConfigFromFlags(settings->client, "tidepool-cluster-controller");
   if (!config.ok()) return config.status();
+  // The one place the real clock comes in; everything below takes it.
+  common::Clock* const clock = common::RealClock();
   auto controller = std::make_shared<Process>();
-  controller->client = std::make_unique<k8s::Client>(*std::move(config));
+  controller->client = std::make_unique<k8s::Client>(*std::move(config), clock);
   controller->renderer = v1::ConfigRenderer::NewStub(
       grpc::CreateChannel(settings->renderer_address, grpc::InsecureChannelCredentials()));
   controller->syncer = v1::SlurmSyncer::NewStub(
       grpc::CreateChannel(settings->syncer_address, grpc::InsecureChannelCredentials()));
   controller->loop = std::make_unique<ClusterController>(*controller->client, *controller->renderer,
-                                                         *controller->syncer, common::RealClock(),
-                                                         settings->loop, context.metrics());
+                                                         *controller->syncer, clock, settings->loop,
+                                                         context.metrics());
   ClusterController* loop = controller->loop.get();
   context.AddReadinessCheck("informers", [loop] {
     return loop->Synced() ? absl::OkStatus() : absl::UnavailableError("caches not synced yet");

@@ -51,10 +51,11 @@ absl::Status SetUpTwoWaySync(Syncer& syncer, const SyncerOptions& options,
                         absl::StrCat(config.status().message(),
                                      " (or --sync_kubernetes=false to serve only Slurm)"));
   }
-  syncer.kube = std::make_unique<k8s::Client>(*std::move(config));
-  syncer.two_way =
-      std::make_unique<TwoWaySync>(*syncer.kube, syncer.node_feed, syncer.drainer,
-                                   common::RealClock(), *options.two_way, context.metrics());
+  // The one place the real clock comes in for the Kubernetes side.
+  common::Clock* const clock = common::RealClock();
+  syncer.kube = std::make_unique<k8s::Client>(*std::move(config), clock);
+  syncer.two_way = std::make_unique<TwoWaySync>(*syncer.kube, syncer.node_feed, syncer.drainer,
+                                                clock, *options.two_way, context.metrics());
   TwoWaySync* two_way = syncer.two_way.get();
   context.AddReadinessCheck("kubernetes", [two_way] {
     return two_way->Synced() ? absl::OkStatus()
