@@ -157,17 +157,59 @@ absl::Status ValidateLeaderElectionConfig(const LeaderElectionConfig& config) {
   return absl::OkStatus();
 }
 
+namespace {
+
+class ApiLeases : public LeaseClient {
+ public:
+  explicit ApiLeases(Client& client) : client_(client) {}
+  absl::StatusOr<std::string> Get(const std::string& ns, const std::string& name,
+                                  absl::Duration timeout) override {
+    return client_.Get(Leases(), ns, name, timeout);
+  }
+  absl::StatusOr<std::string> Create(const std::string& ns, const std::string& json,
+                                     absl::Duration timeout) override {
+    return client_.Create(Leases(), ns, json, {.timeout = timeout});
+  }
+  absl::StatusOr<std::string> Update(const std::string& ns, const std::string& name,
+                                     const std::string& json, absl::Duration timeout) override {
+    return client_.Update(Leases(), ns, name, json, {.timeout = timeout});
+  }
+
+ private:
+  Client& client_;
+};
+
+}  // namespace
+
+std::unique_ptr<LeaseClient> ApiLeaseClient(Client& client) {
+  return std::make_unique<ApiLeases>(client);
+}
+
 LeaderElector::LeaderElector(Client& client, LeaderElectionConfig config, common::Clock* clock,
                              uint32_t seed)
-    : client_(client), config_(std::move(config)), clock_(clock), random_(seed) {}
+    : owned_leases_(ApiLeaseClient(client)),
+      leases_(*owned_leases_),
+      config_(std::move(config)),
+      clock_(clock),
+      random_(seed) {}
+
+LeaderElector::LeaderElector(LeaseClient& leases, LeaderElectionConfig config, common::Clock* clock,
+                             uint32_t seed)
+    : leases_(leases), config_(std::move(config)), clock_(clock), random_(seed) {}
 
 void LeaderElector::ReportError(const absl::Status& status) {
   if (config_.on_error) config_.on_error(status);
 }
 
 bool LeaderElector::IsLeader() {
+  // Not the last record seen: that still names us after renewals failed.
   absl::MutexLock lock(&mutex_);
-  return observation_.record && observation_.record->holder_identity == config_.identity;
+  return leading_;
+}
+
+void LeaderElector::SetLeading(bool leading) {
+  absl::MutexLock lock(&mutex_);
+  leading_ = leading;
 }
 
 std::string LeaderElector::LeaderIdentity() {
@@ -187,16 +229,15 @@ void LeaderElector::ReportLeader(const std::string& holder) {
 absl::StatusOr<bool> LeaderElector::WriteDecision(const std::optional<LeaseObject>& current,
                                                   const LeaseDecision& decision,
                                                   absl::Duration timeout) {
-  const WriteOptions options{.timeout = timeout};
   absl::StatusOr<std::string> written;
   if (decision.action == LeaseAction::kCreate) {
-    written = client_.Create(
-        Leases(), config_.lease_namespace,
-        NewLeaseJson(config_.lease_namespace, config_.lease_name, decision.record), options);
+    written = leases_.Create(
+        config_.lease_namespace,
+        NewLeaseJson(config_.lease_namespace, config_.lease_name, decision.record), timeout);
   } else {
     absl::StatusOr<std::string> body = LeaseWithRecord(current->json, decision.record);
     if (!body.ok()) return body.status();
-    written = client_.Update(Leases(), config_.lease_namespace, config_.lease_name, *body, options);
+    written = leases_.Update(config_.lease_namespace, config_.lease_name, *body, timeout);
   }
   if (!written.ok()) return written.status();
   absl::StatusOr<LeaseObject> lease = ParseLease(*written);
@@ -213,7 +254,7 @@ bool LeaderElector::TryAcquireOrRenew(absl::Duration budget) {
   if (budget <= absl::ZeroDuration()) budget = config_.renew_deadline;
   const absl::Time give_up = clock_->Now() + budget;
   absl::StatusOr<std::string> got =
-      client_.Get(Leases(), config_.lease_namespace, config_.lease_name, budget);
+      leases_.Get(config_.lease_namespace, config_.lease_name, budget);
   std::optional<LeaseObject> current;
   if (got.ok()) {
     absl::StatusOr<LeaseObject> lease = ParseLease(*got);
@@ -284,11 +325,13 @@ bool LeaderElector::SleepUnlessStopped(absl::Duration duration, std::stop_token 
   return false;
 }
 
-void LeaderElector::Acquire(std::stop_token stop) {
+absl::Time LeaderElector::Acquire(std::stop_token stop) {
   while (!stop.stop_requested()) {
-    if (TryAcquireOrRenew()) return;
-    if (!SleepUnlessStopped(Jittered(config_.retry_period), stop)) return;
+    const absl::Time started = clock_->Now();
+    if (TryAcquireOrRenew()) return started;
+    if (!SleepUnlessStopped(Jittered(config_.retry_period), stop)) break;
   }
+  return absl::InfinitePast();
 }
 
 absl::Duration LeaderElector::Remaining(absl::Time deadline) {
@@ -296,28 +339,36 @@ absl::Duration LeaderElector::Remaining(absl::Time deadline) {
   return std::max(deadline - clock_->Now(), absl::Milliseconds(1));
 }
 
-void LeaderElector::Renew(std::stop_token stop) {
-  while (SleepUnlessStopped(config_.retry_period, stop)) {
-    // Retry within the renew deadline; past it, give up before the lease can expire.
-    const absl::Time deadline = clock_->Now() + config_.renew_deadline;
-    bool renewed = TryAcquireOrRenew(Remaining(deadline));
-    while (!renewed && clock_->Now() < deadline) {
-      if (!SleepUnlessStopped(std::min(config_.retry_period, deadline - clock_->Now()), stop)) {
-        return;
-      }
-      renewed = TryAcquireOrRenew(Remaining(deadline));
+void LeaderElector::Renew(std::stop_token stop, absl::Time renewed_at) {
+  // The others count the lease from when they saw our last write change it, which is no
+  // earlier than when we sent it: giving up renew_deadline after sending the last write
+  // that succeeded stops the work before the lease can expire for them.
+  while (true) {
+    const absl::Time deadline = renewed_at + config_.renew_deadline;
+    const absl::Duration left = deadline - clock_->Now();
+    if (left <= absl::ZeroDuration()) return;
+    if (!SleepUnlessStopped(std::min(config_.retry_period, left), stop)) return;
+    if (clock_->Now() >= deadline) return;
+    const absl::Time attempt = clock_->Now();
+    if (TryAcquireOrRenew(Remaining(deadline))) {
+      renewed_at = attempt;
+      continue;
     }
-    if (!renewed) return;
+    // Someone else holds it now (we were too slow, or it was taken from us): stop at once.
+    const std::string holder = LeaderIdentity();
+    if (!holder.empty() && holder != config_.identity) return;
   }
 }
 
 absl::Status LeaderElector::Run(std::stop_token stop) {
   if (absl::Status valid = ValidateLeaderElectionConfig(config_); !valid.ok()) return valid;
-  Acquire(stop);
-  if (stop.stop_requested() && !IsLeader()) return absl::OkStatus();
+  const absl::Time acquired_at = Acquire(stop);
+  if (acquired_at == absl::InfinitePast()) return absl::OkStatus();  // stopped first
+  SetLeading(true);
   if (config_.callbacks.on_started_leading) config_.callbacks.on_started_leading();
-  Renew(stop);
+  Renew(stop, acquired_at);
   // Stop the leader's work first, then release: the next leader must not overlap with it.
+  SetLeading(false);
   if (config_.callbacks.on_stopped_leading) config_.callbacks.on_stopped_leading();
   if (stop.stop_requested() && config_.release_on_cancel) Release();
   return absl::OkStatus();

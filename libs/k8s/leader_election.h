@@ -12,7 +12,10 @@
 //   resourceVersion read, so of two racing candidates one wins and the other gets 409
 //   and tries again next period. Taking it from another holder counts a leaseTransition.
 // - The leader renews (writes renewTime) every retry period; if it cannot renew within
-//   the renew deadline it stops leading, before its lease can expire for the others.
+//   the renew deadline, counted from when it sent its last successful renewal, it stops
+//   leading (on_stopped_leading returns first), so its work has stopped before the lease
+//   can expire for the others (renew deadline < lease duration). A Get that fails or
+//   hangs is a renewal that did not happen.
 // - On a graceful stop the leader releases the lease (holderIdentity "",
 //   leaseDurationSeconds 1), as ReleaseOnCancel does, so another takes over at once.
 //
@@ -21,6 +24,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <random>
 #include <stop_token>
@@ -98,6 +102,22 @@ LeaseDecision DecideLeaseAction(const std::optional<LeaseRecord>& current,
 // The record a leader writes to give the lease up (client-go's ReleaseOnCancel).
 LeaseRecord ReleasedRecord(const LeaseRecord& held, absl::Time now);
 
+// The Lease calls an elector makes (an interface, so the timing is tested on a fake
+// clock without a server). Objects travel as JSON; errors as k8s/errors.h describes.
+class LeaseClient {
+ public:
+  virtual ~LeaseClient() = default;
+  virtual absl::StatusOr<std::string> Get(const std::string& ns, const std::string& name,
+                                          absl::Duration timeout) = 0;
+  virtual absl::StatusOr<std::string> Create(const std::string& ns, const std::string& json,
+                                             absl::Duration timeout) = 0;
+  virtual absl::StatusOr<std::string> Update(const std::string& ns, const std::string& name,
+                                             const std::string& json, absl::Duration timeout) = 0;
+};
+
+// Leases through the API server. `client` outlives the result.
+std::unique_ptr<LeaseClient> ApiLeaseClient(Client& client);
+
 struct LeaderCallbacks {
   // Called on the elector's thread; they should return promptly (start or stop workers,
   // not run them).
@@ -132,12 +152,15 @@ class LeaderElector {
   // `client` and `clock` outlive the elector; `seed` seeds the retry jitter.
   LeaderElector(Client& client, LeaderElectionConfig config,
                 common::Clock* clock = common::RealClock(), uint32_t seed = std::random_device{}());
+  LeaderElector(LeaseClient& leases, LeaderElectionConfig config, common::Clock* clock,
+                uint32_t seed = std::random_device{}());
 
   // Campaigns until it leads, then renews until leadership is lost or `stop` is
   // requested; releases the lease on a stop if configured. Returns OK after leading and
   // losing or stopping, the config's error when it is invalid.
   absl::Status Run(std::stop_token stop);
 
+  // True from just before on_started_leading until just before on_stopped_leading.
   bool IsLeader();
   std::string LeaderIdentity();  // the holder last seen ("" when none)
 
@@ -148,8 +171,12 @@ class LeaderElector {
   bool Release();
 
  private:
-  void Acquire(std::stop_token stop);
-  void Renew(std::stop_token stop);
+  // When the round that acquired started; InfinitePast when stopped first.
+  absl::Time Acquire(std::stop_token stop);
+  // Renews until it cannot within the renew deadline (or a stop); `renewed_at` is when the
+  // acquiring round started.
+  void Renew(std::stop_token stop, absl::Time renewed_at);
+  void SetLeading(bool leading);
   absl::StatusOr<bool> WriteDecision(const std::optional<LeaseObject>& current,
                                      const LeaseDecision& decision, absl::Duration timeout);
   void ReportLeader(const std::string& holder);
@@ -159,7 +186,8 @@ class LeaderElector {
   bool SleepUnlessStopped(absl::Duration duration, std::stop_token stop);
   void ReportError(const absl::Status& status);
 
-  Client& client_;
+  std::unique_ptr<LeaseClient> owned_leases_;  // when built on a Client
+  LeaseClient& leases_;
   const LeaderElectionConfig config_;
   common::Clock* const clock_;
   std::mt19937 random_;
@@ -168,6 +196,7 @@ class LeaderElector {
   LeaseObservation observation_ ABSL_GUARDED_BY(mutex_);
   std::string last_lease_json_ ABSL_GUARDED_BY(mutex_);
   std::string reported_leader_ ABSL_GUARDED_BY(mutex_);
+  bool leading_ ABSL_GUARDED_BY(mutex_) = false;
 };
 
 }  // namespace tidepool::k8s

@@ -1,10 +1,13 @@
 #include "controller.h"
 
+#include <memory>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
 #include "common/metrics.h"
+#include "config_sync.h"
 #include "k8s/object_json.h"
 #include "k8s/resource.h"
 #include "tidepool/naming.h"
@@ -56,15 +59,30 @@ std::string NodeNameOfPod(const k8s::CachedObject& pod) {
   return spec != nullptr ? k8s::StringMember(*spec, "nodeName") : "";
 }
 
+// The steps of a cluster's sync, in order.
+std::vector<std::unique_ptr<ClusterStep>> Steps(
+    k8s::Client& client, v1::ConfigRenderer::StubInterface& renderer,
+    v1::SlurmSyncer::StubInterface& syncer, ClusterInformers informers, k8s::EventRecorder& events,
+    common::Clock* clock, const ConfigLoopOptions& options,
+    prometheus::Family<prometheus::Counter>& reconfigures) {
+  std::vector<std::unique_ptr<ClusterStep>> steps;
+  steps.push_back(
+      std::make_unique<ConfigStep>(client, renderer, syncer, informers, events, clock,
+                                   ConfigStepOptions{.environment = options.environment,
+                                                     .propagation_delay = options.propagation_delay,
+                                                     .rpc_timeout = options.rpc_timeout,
+                                                     .field_manager = options.field_manager},
+                                   reconfigures));
+  return steps;
+}
+
 }  // namespace
 
-ConfigLoop::ConfigLoop(k8s::Client& client, v1::ConfigRenderer::StubInterface& renderer,
-                       v1::SlurmSyncer::StubInterface& syncer, ConfigLoopOptions options,
-                       prometheus::Registry& registry)
-    : client_(client),
-      renderer_(renderer),
-      syncer_(syncer),
-      options_(std::move(options)),
+ClusterController::ClusterController(k8s::Client& client,
+                                     v1::ConfigRenderer::StubInterface& renderer,
+                                     v1::SlurmSyncer::StubInterface& syncer, common::Clock* clock,
+                                     ConfigLoopOptions options, prometheus::Registry& registry)
+    : options_(std::move(options)),
       syncs_(prometheus::BuildCounter()
                  .Name(common::MetricName(kService, "syncs_total"))
                  .Help("Config-loop syncs of one SlurmCluster by result")
@@ -73,7 +91,6 @@ ConfigLoop::ConfigLoop(k8s::Client& client, v1::ConfigRenderer::StubInterface& r
                         .Name(common::MetricName(kService, "reconfigures_total"))
                         .Help("Reconfigure calls to the syncer by result (ok, error)")
                         .Register(registry)),
-      queue_(common::RealClock()),
       clusters_(client, api::SlurmClusters(), options_.watch_namespace),
       node_sets_(client, api::NodeSets(), options_.watch_namespace),
       pods_(client, k8s::Pods(), options_.watch_namespace, Labelled(api::kSlurmdComponent)),
@@ -84,52 +101,67 @@ ConfigLoop::ConfigLoop(k8s::Client& client, v1::ConfigRenderer::StubInterface& r
                        .reporting_instance = options_.leadership.identity.empty()
                                                  ? k8s::DefaultIdentity()
                                                  : options_.leadership.identity}),
-      leader_(client, [this] {
-        k8s::LeaderGateOptions leadership = options_.leadership;
-        leadership.on_started_leading = [this] { EnqueueAll(); };
-        return leadership;
-      }()) {}
+      reconciler_(
+          client, clusters_, clock, options_.field_manager,
+          Steps(client, renderer, syncer, Informers(), events_, clock, options_, reconfigures_),
+          syncs_),
+      runtime_(reconciler_, clock,
+               {.name = "cluster",
+                .workers = options_.workers,
+                .caches_synced = [this] { return Synced(); },
+                .all_keys = [this] { return clusters_.Keys(); },
+                .on_result =
+                    [this](const std::string& key,
+                           const absl::StatusOr<k8s::ReconcileResult>& result, absl::Duration) {
+                      if (result.ok()) return;
+                      syncs_.Add({{"result", "error"}}).Increment();
+                      common::LogWarn("cluster_sync_failed",
+                                      {{"cluster", key}, {"error", result.status()}});
+                    }}),
+      leases_(k8s::ApiLeaseClient(client)),
+      leadership_(*leases_, clock, options_.leadership, {&runtime_}) {}
 
-ConfigLoop::~ConfigLoop() { Stop(); }
+ClusterController::~ClusterController() { Stop(); }
 
-void ConfigLoop::Start() {
+ClusterInformers ClusterController::Informers() {
+  return {.clusters = &clusters_,
+          .node_sets = &node_sets_,
+          .pods = &pods_,
+          .nodes = &nodes_,
+          .config_maps = &config_maps_};
+}
+
+absl::Status ClusterController::Start() {
   AddHandlers();
   for (k8s::Informer* informer : {&clusters_, &node_sets_, &pods_, &nodes_, &config_maps_}) {
     informer->Start();
   }
-  leader_.Start();
-  for (int i = 0; i < options_.workers; ++i) workers_.emplace_back([this] { Work(); });
+  return leadership_.Start();
 }
 
-void ConfigLoop::Stop() {
-  queue_.ShutDown();
-  workers_.clear();  // joins
-  leader_.Stop();
+void ClusterController::Stop() {
+  leadership_.Stop();  // the workers first, then the lease
   for (k8s::Informer* informer : {&clusters_, &node_sets_, &pods_, &nodes_, &config_maps_}) {
     informer->Stop();
   }
 }
 
-bool ConfigLoop::Synced() {
+bool ClusterController::Synced() {
   return clusters_.HasSynced() && node_sets_.HasSynced() && pods_.HasSynced() &&
          nodes_.HasSynced() && config_maps_.HasSynced();
 }
 
-void ConfigLoop::Enqueue(const std::string& key) {
-  if (!key.empty() && key.back() != '/') queue_.Add(key);
+void ClusterController::Enqueue(const std::string& key) {
+  if (!key.empty() && key.back() != '/') runtime_.Enqueue(key);
 }
 
-std::set<std::string> ConfigLoop::ClustersOnNode(const std::string& node) {
+std::set<std::string> ClusterController::ClustersOnNode(const std::string& node) {
   absl::MutexLock lock(&mutex_);
   auto it = clusters_on_node_.find(node);
   return it != clusters_on_node_.end() ? it->second : std::set<std::string>();
 }
 
-void ConfigLoop::EnqueueAll() {
-  for (const std::string& key : clusters_.Keys()) Enqueue(key);
-}
-
-void ConfigLoop::AddHandlers() {
+void ClusterController::AddHandlers() {
   auto by = [this](std::function<std::string(const k8s::CachedObject&)> key_of) {
     return k8s::InformerHandlers{
         .on_add = [this, key_of](const k8s::CachedObjectPtr& o) { Enqueue(key_of(*o)); },
@@ -166,20 +198,6 @@ void ConfigLoop::AddHandlers() {
              for (const std::string& key : keys) Enqueue(key);
            },
        .on_delete = on_node});
-}
-
-void ConfigLoop::Work() {
-  while (std::optional<std::string> key = queue_.Get()) {
-    absl::Status status = Sync(*key);
-    if (status.ok()) {
-      queue_.Forget(*key);
-    } else {
-      syncs_.Add({{"result", "error"}}).Increment();
-      common::LogWarn("cluster_sync_failed", {{"cluster", *key}, {"error", status}});
-      queue_.AddRateLimited(*key);
-    }
-    queue_.Done(*key);
-  }
 }
 
 }  // namespace tidepool::cluster

@@ -1,11 +1,10 @@
 #pragma once
 
-// cluster-controller's config loop: SlurmClusters, their NodeSets, slurmd pods and the
-// Nodes under them → Render on config-renderer → the "<cluster>-slurm-config" ConfigMap
-// → once the files had time to reach the Slurm controller, Reconfigure through the
-// syncer. Keyed by SlurmCluster (namespace/name); every event only says which cluster
-// to look at (controller.cc), one sync recomputes everything for it (sync.cc).
-// Unchanged input renders the same hash and touches neither the ConfigMap nor Slurm.
+// cluster-controller on the controller runtime (k8s/controller.h): informers on
+// SlurmClusters, their NodeSets, slurmd pods, the Nodes under them and the slurm-config
+// ConfigMaps turn events into SlurmCluster keys (namespace/name); the cluster reconciler
+// (sync.h) runs the steps for one key (config_sync.h now). Workers run only while this
+// replica leads (k8s/leadership.h).
 //
 //   tidepool_cluster_controller_syncs_total{result}
 //   tidepool_cluster_controller_reconfigures_total{result}
@@ -14,20 +13,21 @@
 #include <memory>
 #include <set>
 #include <string>
-#include <thread>
-#include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "builders.h"
+#include "common/clock.h"
 #include "k8s/client.h"
+#include "k8s/controller.h"
 #include "k8s/event_recorder.h"
 #include "k8s/informer.h"
-#include "k8s/leader_gate.h"
-#include "k8s/workqueue.h"
+#include "k8s/leader_election.h"
+#include "k8s/leadership.h"
 #include "prometheus/counter.h"
 #include "prometheus/registry.h"
+#include "sync.h"
 #include "tidepool/v1/renderer.grpc.pb.h"
 #include "tidepool/v1/syncer.grpc.pb.h"
 
@@ -42,55 +42,48 @@ struct ConfigLoopOptions {
   std::string watch_namespace;  // "" = all
   int workers = 2;
   std::string field_manager = "tidepool-cluster-controller";
-  k8s::LeaderGateOptions leadership;
+  k8s::LeadershipOptions leadership;
 };
 
-class ConfigLoop {
+class ClusterController {
  public:
-  ConfigLoop(k8s::Client& client, v1::ConfigRenderer::StubInterface& renderer,
-             v1::SlurmSyncer::StubInterface& syncer, ConfigLoopOptions options,
-             prometheus::Registry& registry);
-  ~ConfigLoop();
+  // `clock` (from setup) outlives the controller.
+  ClusterController(k8s::Client& client, v1::ConfigRenderer::StubInterface& renderer,
+                    v1::SlurmSyncer::StubInterface& syncer, common::Clock* clock,
+                    ConfigLoopOptions options, prometheus::Registry& registry);
+  ~ClusterController();
+  ClusterController(const ClusterController&) = delete;
+  ClusterController& operator=(const ClusterController&) = delete;
 
-  void Start();
+  // Starts the informers and the election; the workers run while leading.
+  absl::Status Start();
   void Stop();
   bool Synced();
 
  private:
-  // controller.cc: events → keys, workers.
   void AddHandlers();
   void Enqueue(const std::string& key);
-  void EnqueueAll();
   // Clusters with a slurmd pod on the Kubernetes Node `node`.
   std::set<std::string> ClustersOnNode(const std::string& node);
-  void Work();
-  // sync.cc: one cluster.
-  absl::Status Sync(const std::string& key);
-  absl::StatusOr<v1::RenderResponse> Render(const v1::RenderRequest& request);
-  absl::Status Reconfigure(const std::string& cause);
-  absl::Status WriteStatus(const k8s::CachedObject& cluster, const ConfigLoopOutcome& outcome);
+  ClusterInformers Informers();
 
-  k8s::Client& client_;
-  v1::ConfigRenderer::StubInterface& renderer_;
-  v1::SlurmSyncer::StubInterface& syncer_;
   const ConfigLoopOptions options_;
   prometheus::Family<prometheus::Counter>& syncs_;
   prometheus::Family<prometheus::Counter>& reconfigures_;
-  k8s::WorkQueue queue_;
   k8s::Informer clusters_;
   k8s::Informer node_sets_;
   k8s::Informer pods_;
   k8s::Informer nodes_;
   k8s::Informer config_maps_;
   k8s::EventRecorder events_;
-  k8s::LeaderGate leader_;
+  ClusterReconciler reconciler_;
+  k8s::Controller runtime_;
+  std::unique_ptr<k8s::LeaseClient> leases_;
+  k8s::Leadership leadership_;
 
   absl::Mutex mutex_;
   // Kubernetes Node → cluster keys with a slurmd pod on it (from pod events).
   std::map<std::string, std::set<std::string>> clusters_on_node_ ABSL_GUARDED_BY(mutex_);
-  // When this process last wrote each cluster's ConfigMap.
-  std::map<std::string, absl::Time> written_at_ ABSL_GUARDED_BY(mutex_);
-  std::vector<std::jthread> workers_;
 };
 
 }  // namespace tidepool::cluster

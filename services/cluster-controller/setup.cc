@@ -14,11 +14,11 @@ namespace tidepool::cluster {
 namespace {
 
 // What lives as long as the process serves.
-struct ClusterController {
+struct Process {
   std::unique_ptr<k8s::Client> client;
   std::unique_ptr<v1::ConfigRenderer::Stub> renderer;
   std::unique_ptr<v1::SlurmSyncer::Stub> syncer;
-  std::unique_ptr<ConfigLoop> loop;
+  std::unique_ptr<ClusterController> loop;
 };
 
 }  // namespace
@@ -29,16 +29,18 @@ absl::Status SetUpClusterController(common::ServiceContext& context) {
   absl::StatusOr<k8s::ClientConfig> config =
       k8s::ClientConfigFromFlags(settings->client, "tidepool-cluster-controller");
   if (!config.ok()) return config.status();
-  auto controller = std::make_shared<ClusterController>();
-  controller->client = std::make_unique<k8s::Client>(*std::move(config));
+  // The one place the real clock comes in; everything below takes it.
+  common::Clock* const clock = common::RealClock();
+  auto controller = std::make_shared<Process>();
+  controller->client = std::make_unique<k8s::Client>(*std::move(config), clock);
   controller->renderer = v1::ConfigRenderer::NewStub(
       grpc::CreateChannel(settings->renderer_address, grpc::InsecureChannelCredentials()));
   controller->syncer = v1::SlurmSyncer::NewStub(
       grpc::CreateChannel(settings->syncer_address, grpc::InsecureChannelCredentials()));
-  controller->loop =
-      std::make_unique<ConfigLoop>(*controller->client, *controller->renderer, *controller->syncer,
-                                   settings->loop, context.metrics());
-  ConfigLoop* loop = controller->loop.get();
+  controller->loop = std::make_unique<ClusterController>(*controller->client, *controller->renderer,
+                                                         *controller->syncer, clock, settings->loop,
+                                                         context.metrics());
+  ClusterController* loop = controller->loop.get();
   context.AddReadinessCheck("informers", [loop] {
     return loop->Synced() ? absl::OkStatus() : absl::UnavailableError("caches not synced yet");
   });
@@ -46,7 +48,7 @@ absl::Status SetUpClusterController(common::ServiceContext& context) {
                   {{"renderer", settings->renderer_address},
                    {"syncer", settings->syncer_address},
                    {"propagation_delay", settings->loop.propagation_delay}});
-  loop->Start();
+  if (absl::Status started = loop->Start(); !started.ok()) return started;
   context.OnShutdown([controller] { controller->loop->Stop(); });
   return absl::OkStatus();
 }

@@ -2,9 +2,9 @@
 
 #include <utility>
 
-#include "absl/time/clock.h"
 #include "common/log.h"
 #include "google/protobuf/util/message_differencer.h"
+#include "status.h"
 #include "tidepool/naming.h"
 #include "tidepool/resources.h"
 
@@ -27,6 +27,13 @@ bool FeasibilityInputsChanged(const k8s::CachedObjectPtr& before,
   return !google::protobuf::util::MessageDifferencer::Equals(*old_node, *new_node);
 }
 
+bool StatusChanged(const k8s::CachedObjectPtr& before, const k8s::CachedObjectPtr& after) {
+  absl::StatusOr<tidepool::v1::NodeSetStatus> a = ParseStatus(before->json);
+  absl::StatusOr<tidepool::v1::NodeSetStatus> b = ParseStatus(after->json);
+  if (!a.ok() || !b.ok()) return a.ok() != b.ok();
+  return !SameStatus(*a, *b);
+}
+
 std::string ClusterRefOf(const k8s::CachedObjectPtr& node_set) {
   absl::StatusOr<tidepool::v1::NodeSet> parsed = api::ParseNodeSet(node_set->json);
   return parsed.ok() ? parsed->spec().cluster_ref().name() : "";
@@ -35,17 +42,47 @@ std::string ClusterRefOf(const k8s::CachedObjectPtr& node_set) {
 }  // namespace
 
 NodeSetController::NodeSetController(SyncContext context, int workers)
-    : context_(std::move(context)), workers_(workers) {}
+    : context_(std::move(context)),
+      runtime_(
+          *this, context_.clock,
+          {.name = "nodeset",
+           .workers = workers,
+           .caches_synced =
+               [informers = context_.informers] {
+                 return informers.node_sets->HasSynced() && informers.nodes->HasSynced() &&
+                        informers.pods->HasSynced() && informers.clusters->HasSynced();
+               },
+           .all_keys = [informers = context_.informers] { return informers.node_sets->Keys(); },
+           .on_result =
+               [metrics = context_.metrics](const std::string& key,
+                                            const absl::StatusOr<k8s::ReconcileResult>& result,
+                                            absl::Duration took) {
+                 const double seconds = absl::ToDoubleSeconds(took);
+                 metrics->CountSync(result.ok() ? "success" : "error", seconds);
+                 if (result.ok()) {
+                   common::LogDebug("synced", {{"nodeset", key}, {"seconds", seconds}});
+                 }
+               }}) {}
+
+absl::StatusOr<k8s::ReconcileResult> NodeSetController::Reconcile(const std::string& key) {
+  absl::StatusOr<SyncResult> result = SyncNodeSet(context_, key);
+  if (!result.ok()) return result.status();
+  return k8s::ReconcileResult{.requeue_after = result->requeue_after};
+}
 
 void NodeSetController::RegisterHandlers() {
   const Informers& informers = context_.informers;
   informers.node_sets->AddHandlers(
       {.on_add = [this](const k8s::CachedObjectPtr& o) { Enqueue(o->meta.Key()); },
-       // Status writes (ours included) do not change the generation: nothing to do.
+       // A spec change, and also a status change: a sync compares the status it computes
+       // with the cached one, which may lag its own last write (computed A, wrote A, then
+       // computed B equal to the stale cached status and skipped the write, leaving A on
+       // the server). When the cache catches up the key is looked at again, so the status
+       // settles on what was observed last. Our own write costs one extra, writeless sync.
        .on_update =
            [this](const k8s::CachedObjectPtr& before, const k8s::CachedObjectPtr& after) {
              if (before->meta.generation != after->meta.generation ||
-                 before->meta.deleting != after->meta.deleting) {
+                 before->meta.deleting != after->meta.deleting || StatusChanged(before, after)) {
                Enqueue(after->meta.Key());
              }
            },
@@ -88,14 +125,9 @@ void NodeSetController::OnSlurmChange(const std::vector<std::string>& slurm_name
   }
 }
 
-void NodeSetController::Enqueue(const std::string& key) {
-  absl::MutexLock lock(&mutex_);
-  if (queue_ != nullptr) queue_->Add(key);
-}
+void NodeSetController::Enqueue(const std::string& key) { runtime_.Enqueue(key); }
 
-void NodeSetController::EnqueueAll() {
-  for (const std::string& key : context_.informers.node_sets->Keys()) Enqueue(key);
-}
+void NodeSetController::EnqueueAll() { runtime_.EnqueueAll(); }
 
 void NodeSetController::EnqueueCluster(const std::string& ns, const std::string& cluster) {
   for (const k8s::CachedObjectPtr& node_set : context_.informers.node_sets->ListNamespace(ns)) {
@@ -106,60 +138,6 @@ void NodeSetController::EnqueueCluster(const std::string& ns, const std::string&
 void NodeSetController::EnqueueOwnerOf(const k8s::CachedObjectPtr& pod) {
   auto label = pod->meta.labels.find(api::kNodeSetLabel);
   if (label != pod->meta.labels.end()) Enqueue(Key(pod->meta.ns, label->second));
-}
-
-void NodeSetController::StartWorkers() {
-  std::shared_ptr<k8s::WorkQueue> queue;
-  {
-    absl::MutexLock lock(&mutex_);
-    if (queue_ != nullptr) return;
-    queue_ = std::make_shared<k8s::WorkQueue>(context_.clock);
-    queue = queue_;
-  }
-  EnqueueAll();
-  for (int i = 0; i < workers_; ++i) {
-    threads_.emplace_back([this, queue] { Work(queue.get()); });
-  }
-  context_.metrics->SetLeader(true);
-  common::LogInfo("workers_started", {{"workers", workers_}});
-}
-
-void NodeSetController::StopWorkers() {
-  std::shared_ptr<k8s::WorkQueue> queue;
-  {
-    absl::MutexLock lock(&mutex_);
-    queue = std::move(queue_);
-    queue_ = nullptr;
-  }
-  if (queue == nullptr) return;
-  queue->ShutDown();
-  for (std::thread& thread : threads_) thread.join();
-  threads_.clear();
-  context_.metrics->SetLeader(false);
-  common::LogInfo("workers_stopped");
-}
-
-void NodeSetController::Work(k8s::WorkQueue* queue) {
-  while (std::optional<std::string> key = queue->Get()) {
-    ProcessKey(*queue, *key);
-    queue->Done(*key);
-  }
-}
-
-void NodeSetController::ProcessKey(k8s::WorkQueue& queue, const std::string& key) {
-  const absl::Time started = absl::Now();
-  absl::StatusOr<SyncResult> result = SyncNodeSet(context_, key);
-  const double seconds = absl::ToDoubleSeconds(absl::Now() - started);
-  if (!result.ok()) {
-    context_.metrics->CountSync("error", seconds);
-    common::LogWarn("sync_failed", {{"nodeset", key}, {"error", result.status()}});
-    queue.AddRateLimited(key);
-    return;
-  }
-  context_.metrics->CountSync("success", seconds);
-  common::LogDebug("synced", {{"nodeset", key}, {"seconds", seconds}});
-  queue.Forget(key);
-  if (result->requeue_after > absl::ZeroDuration()) queue.AddAfter(key, result->requeue_after);
 }
 
 }  // namespace tidepool::nodeset

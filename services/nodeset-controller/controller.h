@@ -1,27 +1,24 @@
 #pragma once
 
-// The nodeset-controller as client-go's sample-controller: informers on NodeSets, Nodes,
-// slurmd pods and SlurmClusters turn events into NodeSet keys; Slurm node changes from
-// the syncer's watch do too; a rate-limited work queue hands each key to one worker at a
-// time, which runs SyncNodeSet. Workers run only while this replica leads.
+// The nodeset-controller on the controller runtime (k8s/controller.h): informers on
+// NodeSets, Nodes, slurmd pods and SlurmClusters turn events into NodeSet keys; Slurm
+// node changes from the syncer's watch do too (so the status's Slurm counts follow Slurm
+// within a poll, not a resync); the runtime hands each key to one worker at a time,
+// which runs SyncNodeSet. Workers run only while this replica leads (k8s/leadership.h).
 
-#include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
-#include "k8s/workqueue.h"
+#include "absl/status/statusor.h"
+#include "k8s/controller.h"
 #include "sync.h"
 
 namespace tidepool::nodeset {
 
-class NodeSetController {
+class NodeSetController : public k8s::Reconciler {
  public:
   // `context` (and everything it points to) outlives the controller.
   NodeSetController(SyncContext context, int workers);
-  ~NodeSetController() { StopWorkers(); }
   NodeSetController(const NodeSetController&) = delete;
   NodeSetController& operator=(const NodeSetController&) = delete;
 
@@ -30,24 +27,19 @@ class NodeSetController {
   // Slurm nodes changed (from the syncer's watch): the NodeSets whose pods they are.
   void OnSlurmChange(const std::vector<std::string>& slurm_names, bool all);
 
-  // Starts the workers with every NodeSet queued (on becoming leader); StopWorkers waits
-  // for the syncs in flight (on losing leadership or shutdown).
-  void StartWorkers();
-  void StopWorkers();
+  absl::StatusOr<k8s::ReconcileResult> Reconcile(const std::string& key) override;
+
+  // What Leadership starts and stops.
+  k8s::Controller& runtime() { return runtime_; }
 
  private:
   void Enqueue(const std::string& key);
   void EnqueueAll();
   void EnqueueCluster(const std::string& ns, const std::string& cluster);
   void EnqueueOwnerOf(const k8s::CachedObjectPtr& pod);
-  void Work(k8s::WorkQueue* queue);
-  void ProcessKey(k8s::WorkQueue& queue, const std::string& key);
 
   SyncContext context_;
-  const int workers_;
-  absl::Mutex mutex_;
-  std::shared_ptr<k8s::WorkQueue> queue_ ABSL_GUARDED_BY(mutex_);  // null while not leading
-  std::vector<std::thread> threads_;
+  k8s::Controller runtime_;
 };
 
 }  // namespace tidepool::nodeset

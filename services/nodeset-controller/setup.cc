@@ -1,8 +1,6 @@
 #include "setup.h"
 
 #include <memory>
-#include <stop_token>
-#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -12,7 +10,7 @@
 #include "k8s/client_flags.h"
 #include "k8s/config.h"
 #include "k8s/leader_election.h"
-#include "k8s/leader_gate.h"
+#include "k8s/leadership.h"
 #include "tidepool/naming.h"
 #include "tidepool/resource_types.h"
 
@@ -20,20 +18,22 @@ namespace tidepool::nodeset {
 namespace {
 
 constexpr absl::Duration kSyncerCallTimeout = absl::Seconds(10);
-constexpr absl::Duration kCacheSyncTimeout = absl::Minutes(5);
 
 // What lives as long as the process serves; taken down by the shutdown hook.
 class Process {
  public:
-  Process(ControllerOptions options, k8s::ClientConfig config, prometheus::Registry& registry)
+  Process(ControllerOptions options, k8s::ClientConfig config, common::Clock* clock,
+          prometheus::Registry& registry)
       : options_(std::move(options)),
+        clock_(clock),
         identity_(k8s::DefaultIdentity()),
-        client_(std::move(config)),
+        client_(std::move(config), clock_),
+        leases_(k8s::ApiLeaseClient(client_)),
         factory_(client_),
         metrics_(registry),
         recorder_(client_, {.reporting_controller = "tidepool.dev/nodeset-controller",
                             .reporting_instance = identity_}),
-        slurm_(options_.syncer_address, kSyncerCallTimeout,
+        slurm_(options_.syncer_address, kSyncerCallTimeout, clock_,
                [this](const std::vector<std::string>& names, bool all) {
                  metrics_.SetSlurmReachable(slurm_.reachable());
                  controller_->OnSlurmChange(names, all);
@@ -51,21 +51,31 @@ class Process {
                                                         .slurm = &slurm_,
                                                         .events = &recorder_,
                                                         .metrics = &metrics_,
+                                                        .clock = clock_,
                                                         .wait_requeue = options_.wait_requeue},
                                             options_.workers);
     controller_->RegisterHandlers();
+    leadership_ = std::make_unique<k8s::Leadership>(
+        *leases_, clock_,
+        k8s::LeadershipOptions{.enabled = options_.leader_election.enabled,
+                               .lease_namespace = options_.leader_election.lease_namespace,
+                               .lease_name = options_.lease_name,
+                               .identity = identity_,
+                               .on_started_leading = [this] { metrics_.SetLeader(true); },
+                               .on_stopped_leading = [this] { metrics_.SetLeader(false); }},
+        std::vector<k8s::Controller*>{&controller_->runtime()});
   }
 
-  void Start() {
+  // Workers run only while leading (or always, without --leader_elect), and reconcile
+  // only once the informers synced.
+  absl::Status Start() {
     factory_.Start();
     slurm_.Start();
-    leading_ = std::jthread([this](std::stop_token stop) { Lead(stop); });
+    return leadership_->Start();
   }
 
   void Stop() {
-    leading_.request_stop();
-    if (leading_.joinable()) leading_.join();
-    controller_->StopWorkers();
+    leadership_->Stop();  // the workers first, then the lease
     slurm_.Stop();
     factory_.Stop();
     recorder_.Flush(absl::Seconds(2));
@@ -80,46 +90,18 @@ class Process {
   }
 
  private:
-  // Reconciles only with synced caches, and (with --leader_elect) only while leading.
-  void Lead(std::stop_token stop) {
-    while (!factory_.WaitForSync(absl::Seconds(1))) {
-      if (stop.stop_requested()) return;
-    }
-    if (!options_.leader_election.enabled) {
-      controller_->StartWorkers();
-      return;
-    }
-    k8s::LeaderElector elector(
-        client_, {.lease_namespace = options_.leader_election.lease_namespace,
-                  .lease_name = options_.lease_name,
-                  .identity = identity_,
-                  .callbacks = {.on_started_leading = [this] { controller_->StartWorkers(); },
-                                .on_stopped_leading = [this] { controller_->StopWorkers(); },
-                                .on_new_leader =
-                                    [](const std::string& leader) {
-                                      common::LogInfo("leader", {{"identity", leader}});
-                                    }},
-                  .on_error = [](const absl::Status& error) {
-                    common::LogWarn("leader_election_error", {{"error", error}});
-                  }});
-    while (!stop.stop_requested()) {
-      if (absl::Status s = elector.Run(stop); !s.ok()) {
-        common::LogError("leader_election_failed", {{"error", s}});
-        return;
-      }
-    }
-  }
-
   const ControllerOptions options_;
+  common::Clock* const clock_;
   const std::string identity_;
   k8s::Client client_;
+  std::unique_ptr<k8s::LeaseClient> leases_;
   k8s::InformerFactory factory_;
   ControllerMetrics metrics_;
   k8s::EventRecorder recorder_;
   SyncerClient slurm_;
   Informers informers_;
   std::unique_ptr<NodeSetController> controller_;
-  std::jthread leading_;
+  std::unique_ptr<k8s::Leadership> leadership_;
 };
 
 }  // namespace
@@ -135,10 +117,10 @@ absl::Status SetUpNodeSetController(common::ServiceContext& context) {
                    {"syncer", options->syncer_address},
                    {"leader_elect", options->leader_election.enabled},
                    {"watch_namespace", options->watch_namespace}});
-  auto process =
-      std::make_shared<Process>(*std::move(options), *std::move(config), context.metrics());
+  auto process = std::make_shared<Process>(*std::move(options), *std::move(config),
+                                           common::RealClock(), context.metrics());
   context.AddReadinessCheck("informers", [process] { return process->Readiness(); });
-  process->Start();
+  if (absl::Status started = process->Start(); !started.ok()) return started;
   context.OnShutdown([process] { process->Stop(); });
   return absl::OkStatus();
 }

@@ -4,7 +4,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "common/grpc_status.h"
 #include "common/log.h"
 #include "grpcpp/create_channel.h"
@@ -22,9 +21,12 @@ constexpr absl::Duration kMaxBackoff = absl::Seconds(10);
 
 }  // namespace
 
-SyncerClient::SyncerClient(std::string address, absl::Duration call_timeout,
+SyncerClient::SyncerClient(std::string address, absl::Duration call_timeout, common::Clock* clock,
                            SlurmChangeHandler on_change)
-    : address_(std::move(address)), call_timeout_(call_timeout), on_change_(std::move(on_change)) {
+    : address_(std::move(address)),
+      call_timeout_(call_timeout),
+      clock_(clock),
+      on_change_(std::move(on_change)) {
   if (!address_.empty()) {
     stub_ = tidepool::v1::SlurmSyncer::NewStub(
         grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()));
@@ -74,11 +76,11 @@ bool SyncerClient::WaitUnlessStopped(absl::Duration duration) {
 void SyncerClient::WatchLoop() {
   absl::Duration backoff = kFirstBackoff;
   while (true) {
-    const absl::Time started = absl::Now();
+    const absl::Time started = clock_->Now();
     const std::string ended = WatchOnce();
     SetUnreachable(absl::StrCat("slurm-syncer ", address_, ": ", ended));
     // A stream that lasted a while was healthy: try again soon.
-    if (absl::Now() - started > kMaxBackoff) backoff = kFirstBackoff;
+    if (clock_->Now() - started > kMaxBackoff) backoff = kFirstBackoff;
     if (!WaitUnlessStopped(backoff)) return;
     backoff = std::min(backoff * 2, kMaxBackoff);
   }
@@ -115,6 +117,7 @@ void SyncerClient::Apply(const WatchNodesResponse& message) {
         if (!message.snapshot_complete()) return;
         nodes_ = std::move(snapshot_);
         snapshot_.clear();
+        ++watch_epoch_;
         reachable_ = true;
         all = true;
         break;
@@ -125,6 +128,7 @@ void SyncerClient::Apply(const WatchNodesResponse& message) {
           } else {
             nodes_[change.node().name()] = change.node();
           }
+          ++watch_versions_[change.node().name()];
           changed.push_back(change.node().name());
         }
         all = !reachable_;
@@ -158,19 +162,33 @@ void SyncerClient::SetUnreachable(std::string reason) {
 
 std::unique_ptr<grpc::ClientContext> SyncerClient::CallContext() const {
   auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(absl::ToChronoTime(absl::Now() + call_timeout_));
+  context->set_deadline(absl::ToChronoTime(clock_->Now() + call_timeout_));
   return context;
+}
+
+uint64_t SyncerClient::WatchVersionLocked(const std::string& name) const {
+  auto it = watch_versions_.find(name);
+  return watch_epoch_ + (it != watch_versions_.end() ? it->second : 0);
 }
 
 absl::StatusOr<SlurmNode> SyncerClient::Update(const UpdateNodeRequest& request) {
   if (stub_ == nullptr) return absl::UnavailableError("no --syncer_address");
+  uint64_t version_before = 0;
+  {
+    absl::MutexLock lock(&mutex_);
+    version_before = WatchVersionLocked(request.name());
+  }
   tidepool::v1::UpdateNodeResponse response;
   const grpc::Status status = stub_->UpdateNode(CallContext().get(), request, &response);
   if (!status.ok())
     return common::FromGrpcStatus(status, absl::StrCat("UpdateNode ", request.name()));
-  // The next sync sees the new state without waiting for the watch.
+  // The next sync sees the new state without waiting for the watch, unless the watch
+  // brought this node meanwhile: its state may be newer than the reply, and a stale
+  // reply written over it would stay until the node's next change in Slurm.
   absl::MutexLock lock(&mutex_);
-  nodes_[response.node().name()] = response.node();
+  if (WatchVersionLocked(request.name()) == version_before) {
+    nodes_[response.node().name()] = response.node();
+  }
   return response.node();
 }
 

@@ -3,6 +3,7 @@
 // Slurm as the controller sees it, through slurm-syncer's gRPC API only: a view kept
 // current by WatchNodes, and drains/undrains/fresh reads by UpdateNode and GetNodes.
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/clock.h"
 #include "grpcpp/client_context.h"
 #include "plan.h"
 #include "tidepool/v1/syncer.grpc.pb.h"
@@ -42,7 +44,9 @@ using SlurmChangeHandler = std::function<void(const std::vector<std::string>& na
 class SyncerClient : public SlurmSource {
  public:
   // `address` host:port of slurm-syncer's gRPC server ("" = none: always unreachable).
-  SyncerClient(std::string address, absl::Duration call_timeout, SlurmChangeHandler on_change);
+  // `clock` outlives the client.
+  SyncerClient(std::string address, absl::Duration call_timeout, common::Clock* clock,
+               SlurmChangeHandler on_change);
   ~SyncerClient() override { Stop(); }
   SyncerClient(const SyncerClient&) = delete;
   SyncerClient& operator=(const SyncerClient&) = delete;
@@ -69,15 +73,21 @@ class SyncerClient : public SlurmSource {
   absl::StatusOr<tidepool::v1::SlurmNode> Update(const tidepool::v1::UpdateNodeRequest& request);
   std::unique_ptr<grpc::ClientContext> CallContext() const;
   bool WaitUnlessStopped(absl::Duration duration);
+  // Grows whenever the watch brings `name` (or a new snapshot): an UpdateNode reply is
+  // kept only when it did not grow during the call.
+  uint64_t WatchVersionLocked(const std::string& name) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   const std::string address_;
   const absl::Duration call_timeout_;
+  common::Clock* const clock_;
   const SlurmChangeHandler on_change_;
   std::unique_ptr<tidepool::v1::SlurmSyncer::Stub> stub_;
 
   absl::Mutex mutex_;
   std::map<std::string, tidepool::v1::SlurmNode> nodes_ ABSL_GUARDED_BY(mutex_);
   std::map<std::string, tidepool::v1::SlurmNode> snapshot_ ABSL_GUARDED_BY(mutex_);
+  std::map<std::string, uint64_t> watch_versions_ ABSL_GUARDED_BY(mutex_);
+  uint64_t watch_epoch_ ABSL_GUARDED_BY(mutex_) = 0;
   bool reachable_ ABSL_GUARDED_BY(mutex_) = false;
   std::string unreachable_reason_ ABSL_GUARDED_BY(mutex_);
   grpc::ClientContext* stream_context_ ABSL_GUARDED_BY(mutex_) = nullptr;

@@ -32,7 +32,7 @@ struct SyncContext {
   SlurmSource* slurm = nullptr;
   k8s::EventRecorder* events = nullptr;
   ControllerMetrics* metrics = nullptr;
-  common::Clock* clock = common::RealClock();
+  common::Clock* clock = nullptr;  // from setup
   std::string field_manager = "nodeset-controller";
   // How soon to look again while a deletion waits for a drain or for jobs (Slurm watch
   // changes usually wake the key sooner).

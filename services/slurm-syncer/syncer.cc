@@ -51,9 +51,11 @@ absl::Status SetUpTwoWaySync(Syncer& syncer, const SyncerOptions& options,
                         absl::StrCat(config.status().message(),
                                      " (or --sync_kubernetes=false to serve only Slurm)"));
   }
-  syncer.kube = std::make_unique<k8s::Client>(*std::move(config));
+  // The one place the real clock comes in for the Kubernetes side.
+  common::Clock* const clock = common::RealClock();
+  syncer.kube = std::make_unique<k8s::Client>(*std::move(config), clock);
   syncer.two_way = std::make_unique<TwoWaySync>(*syncer.kube, syncer.node_feed, syncer.drainer,
-                                                *options.two_way, context.metrics());
+                                                clock, *options.two_way, context.metrics());
   TwoWaySync* two_way = syncer.two_way.get();
   context.AddReadinessCheck("kubernetes", [two_way] {
     return two_way->Synced() ? absl::OkStatus()
@@ -83,7 +85,9 @@ absl::Status SetUpSyncer(common::ServiceContext& context) {
                    {"sync_kubernetes", options->two_way.has_value()}});
   syncer->node_poller.Start();
   syncer->job_poller.Start();
-  if (syncer->two_way != nullptr) syncer->two_way->Start();
+  if (syncer->two_way != nullptr) {
+    if (absl::Status started = syncer->two_way->Start(); !started.ok()) return started;
+  }
   context.OnStopServing([service] { service->EndStreams(); });
   context.OnShutdown([syncer] {
     if (syncer->two_way != nullptr) syncer->two_way->Stop();

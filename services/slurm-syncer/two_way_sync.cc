@@ -4,7 +4,6 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "common/log.h"
 #include "common/metrics.h"
 #include "k8s/errors.h"
@@ -51,70 +50,94 @@ struct TwoWaySync::Metrics {
 };
 
 TwoWaySync::TwoWaySync(k8s::Client& client, NodeFeed& feed, NodeDrainer& drainer,
-                       TwoWaySyncOptions options, prometheus::Registry& registry)
+                       common::Clock* clock, TwoWaySyncOptions options,
+                       prometheus::Registry& registry)
     : client_(client),
       feed_(feed),
       drainer_(drainer),
+      clock_(clock),
       options_(std::move(options)),
       metrics_(std::make_unique<Metrics>(registry)),
-      to_slurm_(common::RealClock()),
-      to_kubernetes_(common::RealClock()),
       pods_(client, k8s::Pods(), options_.pod_namespace, SlurmdPods()),
       nodes_(client, k8s::Nodes(), ""),
-      leader_(client, {.enabled = options_.leader_elect,
-                       .lease_namespace = options_.lease_namespace,
-                       .lease_name = "slurm-syncer",
-                       .identity = options_.identity,
-                       .on_started_leading = [this] {
-                         common::LogInfo("leading", {{"lease", "slurm-syncer"}});
-                         EnqueueAll();
-                       }}) {}
+      to_slurm_reconciler_(*this, Direction::kToSlurm),
+      to_kubernetes_reconciler_(*this, Direction::kToKubernetes),
+      to_slurm_(to_slurm_reconciler_, clock_, RuntimeOptions(Direction::kToSlurm)),
+      to_kubernetes_(to_kubernetes_reconciler_, clock_, RuntimeOptions(Direction::kToKubernetes)),
+      leases_(k8s::ApiLeaseClient(client)),
+      leadership_(*leases_, clock_,
+                  {.enabled = options_.leader_elect,
+                   .lease_namespace = options_.lease_namespace,
+                   .lease_name = "slurm-syncer",
+                   .identity = options_.identity},
+                  {&to_slurm_, &to_kubernetes_}) {}
 
 TwoWaySync::~TwoWaySync() { Stop(); }
 
-void TwoWaySync::Start() {
+k8s::ControllerOptions TwoWaySync::RuntimeOptions(Direction direction) {
+  return {
+      .name = DirectionLabel(direction),
+      .workers = options_.workers,
+      .caches_synced = [this] { return Synced(); },
+      .all_keys =
+          [this] {
+            std::vector<std::string> names;
+            for (const slurm::rest::Node& node : feed_.Items()) names.push_back(node.name);
+            return names;
+          },
+      .on_result =
+          [this, direction](const std::string& slurm_node,
+                            const absl::StatusOr<k8s::ReconcileResult>& result, absl::Duration) {
+            if (result.ok()) return;
+            metrics_->Count(direction, "error");
+            common::LogWarn("sync_failed", {{"slurm_node", slurm_node},
+                                            {"direction", DirectionLabel(direction)},
+                                            {"error", result.status()}});
+          }};
+}
+
+absl::StatusOr<k8s::ReconcileResult> TwoWaySync::DirectionReconciler::Reconcile(
+    const std::string& slurm_node) {
+  if (absl::Status status = sync_.Sync(slurm_node, direction_); !status.ok()) return status;
+  return k8s::ReconcileResult{};
+}
+
+absl::Status TwoWaySync::Start() {
   WatchPods();
   WatchNodes();
   pods_.Start();
   nodes_.Start();
-  leader_.Start();
-  threads_.emplace_back([this](std::stop_token stop) { FollowSlurm(stop); });
-  for (int i = 0; i < options_.workers; ++i) {
-    threads_.emplace_back([this] { Work(Direction::kToSlurm); });
-    threads_.emplace_back([this] { Work(Direction::kToKubernetes); });
-  }
+  if (absl::Status started = leadership_.Start(); !started.ok()) return started;
+  follower_ = std::jthread([this](std::stop_token stop) { FollowSlurm(stop); });
+  return absl::OkStatus();
 }
 
 void TwoWaySync::Stop() {
-  to_slurm_.ShutDown();
-  to_kubernetes_.ShutDown();
-  for (std::jthread& thread : threads_) thread.request_stop();
-  threads_.clear();  // joins
-  leader_.Stop();
+  if (follower_.joinable()) {
+    follower_.request_stop();
+    follower_.join();
+  }
+  leadership_.Stop();  // the workers first, then the lease
   pods_.Stop();
   nodes_.Stop();
 }
 
 bool TwoWaySync::Synced() { return pods_.HasSynced() && nodes_.HasSynced(); }
 
-bool TwoWaySync::Leading() { return leader_.IsLeader(); }
-
+// Events come also while another replica leads: the controllers drop them then.
 void TwoWaySync::Enqueue(const std::string& slurm_node) {
   if (slurm_node.empty()) return;
-  to_slurm_.Add(slurm_node);
-  to_kubernetes_.Add(slurm_node);
+  to_slurm_.Enqueue(slurm_node);
+  to_kubernetes_.Enqueue(slurm_node);
 }
 
 const char* TwoWaySync::DirectionLabel(Direction direction) {
   return direction == Direction::kToSlurm ? "to_slurm" : "to_kubernetes";
 }
 
-k8s::WorkQueue& TwoWaySync::QueueFor(Direction direction) {
-  return direction == Direction::kToSlurm ? to_slurm_ : to_kubernetes_;
-}
-
 void TwoWaySync::EnqueueAll() {
-  for (const slurm::rest::Node& node : feed_.Items()) Enqueue(node.name);
+  to_slurm_.EnqueueAll();
+  to_kubernetes_.EnqueueAll();
 }
 
 void TwoWaySync::WatchPods() {
@@ -162,12 +185,12 @@ void TwoWaySync::WatchNodes() {
 // stood still meanwhile) and every resync period.
 void TwoWaySync::FollowSlurm(std::stop_token stop) {
   std::shared_ptr<Subscription<slurm::rest::Node>> subscription = feed_.Subscribe();
-  absl::Time next_resync = absl::Now() + options_.resync_period;
+  absl::Time next_resync = clock_->Now() + options_.resync_period;
   bool was_unavailable = false;
   while (!stop.stop_requested()) {
-    if (absl::Now() >= next_resync) {
+    if (clock_->Now() >= next_resync) {
       EnqueueAll();
-      next_resync = absl::Now() + options_.resync_period;
+      next_resync = clock_->Now() + options_.resync_period;
     }
     std::optional<SharedUpdate<slurm::rest::Node>> update =
         subscription->Next(absl::Milliseconds(200));
@@ -189,23 +212,6 @@ void TwoWaySync::FollowSlurm(std::stop_token stop) {
   subscription->Close();
 }
 
-void TwoWaySync::Work(Direction direction) {
-  k8s::WorkQueue& queue = QueueFor(direction);
-  while (std::optional<std::string> key = queue.Get()) {
-    absl::Status status = Sync(*key, direction);
-    if (status.ok()) {
-      queue.Forget(*key);
-    } else {
-      metrics_->Count(direction, "error");
-      common::LogWarn(
-          "sync_failed",
-          {{"slurm_node", *key}, {"direction", DirectionLabel(direction)}, {"error", status}});
-      queue.AddRateLimited(*key);
-    }
-    queue.Done(*key);
-  }
-}
-
 // What one sync of a Slurm node looks at, from the feed and the informers' caches.
 struct TwoWaySync::Observed {
   slurm::rest::Node slurm;
@@ -215,9 +221,9 @@ struct TwoWaySync::Observed {
 
 absl::StatusOr<std::optional<TwoWaySync::Observed>> TwoWaySync::Observe(
     const std::string& slurm_node) {
-  // A side we cannot see, or another replica leads: change nothing. Whatever makes the
-  // sides visible again (sync, recovery, leadership) enqueues every node.
-  if (!Leading() || !Synced() || !feed_.Current().ok()) {
+  // A side we cannot see: change nothing. Whatever makes the sides visible again (sync,
+  // recovery) enqueues every node. (Workers run only while leading.)
+  if (!Synced() || !feed_.Current().ok()) {
     return std::nullopt;
   }
   std::optional<slurm::rest::Node> slurm = feed_.Get(slurm_node);
@@ -274,7 +280,7 @@ absl::Status TwoWaySync::SyncKubernetesToSlurm(const PodObservation& pod,
 absl::Status TwoWaySync::SyncSlurmToKubernetes(const PodObservation& pod,
                                                const NodeObservation* node,
                                                const slurm::rest::Node& slurm) {
-  const absl::Time now = absl::Now();
+  const absl::Time now = clock_->Now();
   const k8s::ApplyOptions apply{.field_manager = options_.field_manager, .force = true};
   const k8s::WriteOptions write{.field_manager = options_.field_manager};
   if (std::optional<std::string> patch = PodAnnotationPatch(pod, slurm); patch.has_value()) {

@@ -7,8 +7,9 @@
 // pod and Node conditions and annotations. Each direction has a queue and workers of its
 // own, so a drain never waits behind Kubernetes writes held up by the client's rate limit
 // (after a mass change in Slurm, hundreds of them). While either side cannot be seen
-// (informers not synced, Slurm unavailable) nothing is changed on the other. Only the
-// lease holder writes when leader election is on.
+// (informers not synced, Slurm unavailable) nothing is changed on the other. Both
+// directions are controllers of the runtime (k8s/controller.h), run only while this
+// replica holds the lease (k8s/leadership.h) when leader election is on.
 //
 //   tidepool_slurm_syncer_k8s_syncs_total{direction="to_slurm|to_kubernetes",
 //                                         result="ok|error|skipped"}
@@ -21,12 +22,16 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/clock.h"
 #include "k8s/client.h"
+#include "k8s/controller.h"
 #include "k8s/informer.h"
-#include "k8s/leader_gate.h"
-#include "k8s/workqueue.h"
+#include "k8s/leader_election.h"
+#include "k8s/leadership.h"
 #include "k8s_observation.h"
 #include "node_drainer.h"
 #include "node_poller.h"
@@ -48,11 +53,13 @@ struct TwoWaySyncOptions {
 
 class TwoWaySync {
  public:
-  TwoWaySync(k8s::Client& client, NodeFeed& feed, NodeDrainer& drainer, TwoWaySyncOptions options,
-             prometheus::Registry& registry);
+  // `clock` (from setup) outlives the sync.
+  TwoWaySync(k8s::Client& client, NodeFeed& feed, NodeDrainer& drainer, common::Clock* clock,
+             TwoWaySyncOptions options, prometheus::Registry& registry);
   ~TwoWaySync();
 
-  void Start();
+  // InvalidArgument for an impossible election config.
+  absl::Status Start();
   void Stop();
   // Both informers have listed (for readiness).
   bool Synced();
@@ -61,17 +68,26 @@ class TwoWaySync {
   struct Metrics;
   enum class Direction { kToSlurm, kToKubernetes };
   static const char* DirectionLabel(Direction direction);
+  // One direction's reconciler: the same observation, its own queue and workers.
+  class DirectionReconciler : public k8s::Reconciler {
+   public:
+    DirectionReconciler(TwoWaySync& sync, Direction direction)
+        : sync_(sync), direction_(direction) {}
+    absl::StatusOr<k8s::ReconcileResult> Reconcile(const std::string& slurm_node) override;
+
+   private:
+    TwoWaySync& sync_;
+    const Direction direction_;
+  };
   struct Observed;
+  k8s::ControllerOptions RuntimeOptions(Direction direction);
   void Enqueue(const std::string& slurm_node);
   void EnqueueAll();
   void WatchPods();
   void WatchNodes();
   void FollowSlurm(std::stop_token stop);
-  void Work(Direction direction);
-  k8s::WorkQueue& QueueFor(Direction direction);
-  bool Leading();
   absl::Status Sync(const std::string& slurm_node, Direction direction);
-  // Empty when the pair cannot be synced now (a side unseen, not leading, no pod).
+  // Empty when the pair cannot be synced now (a side unseen, no pod).
   absl::StatusOr<std::optional<Observed>> Observe(const std::string& slurm_node);
   absl::Status SyncKubernetesToSlurm(const PodObservation& pod, const NodeObservation* node,
                                      const slurm::rest::Node& slurm);
@@ -81,19 +97,23 @@ class TwoWaySync {
   k8s::Client& client_;
   NodeFeed& feed_;
   NodeDrainer& drainer_;
+  common::Clock* const clock_;
   const TwoWaySyncOptions options_;
   std::unique_ptr<Metrics> metrics_;
-  k8s::WorkQueue to_slurm_;
-  k8s::WorkQueue to_kubernetes_;
   k8s::Informer pods_;
   k8s::Informer nodes_;
-  k8s::LeaderGate leader_;
+  DirectionReconciler to_slurm_reconciler_;
+  DirectionReconciler to_kubernetes_reconciler_;
+  k8s::Controller to_slurm_;
+  k8s::Controller to_kubernetes_;
+  std::unique_ptr<k8s::LeaseClient> leases_;
+  k8s::Leadership leadership_;
 
   absl::Mutex mutex_;
   // Kubernetes Node name → the Slurm node of the slurmd pod on it (from pod events).
   std::map<std::string, std::string> slurm_node_on_ ABSL_GUARDED_BY(mutex_);
 
-  std::vector<std::jthread> threads_;
+  std::jthread follower_;  // FollowSlurm
 };
 
 }  // namespace tidepool::syncer

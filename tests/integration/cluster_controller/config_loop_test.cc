@@ -140,16 +140,20 @@ struct Fixture {
         Start("TIDEPOOL_SLURM_SYNCER",
               {"--slurm_rest_url=" + slurm.rest_url, "--slurm_jwt_key_file=" + slurm.jwt_key_file,
                "--slurm_jwt_user=" + slurm.token_user, "--sync_kubernetes=false"}));
-    controller = std::make_unique<Service>(
-        Start("TIDEPOOL_CLUSTER_CONTROLLER",
-              {"--kubeconfig=" + kube.kubeconfig,
-               absl::StrCat("--renderer_address=127.0.0.1:", renderer->grpc_port),
-               absl::StrCat("--syncer_address=127.0.0.1:", syncer->grpc_port),
-               "--config_propagation_delay=1s", absl::StrCat("--watch_namespace=", kNamespace),
-               absl::StrCat("--leader_election_namespace=", kNamespace), "--log_level=debug"}));
+    controller = std::make_unique<Service>(StartController(absl::Seconds(1)));
     AwaitReady(*renderer);
     AwaitReady(*syncer);
     AwaitReady(*controller);
+  }
+  Service StartController(absl::Duration propagation_delay) {
+    return Start(
+        "TIDEPOOL_CLUSTER_CONTROLLER",
+        {"--kubeconfig=" + kube.kubeconfig,
+         absl::StrCat("--renderer_address=127.0.0.1:", renderer->grpc_port),
+         absl::StrCat("--syncer_address=127.0.0.1:", syncer->grpc_port),
+         absl::StrCat("--config_propagation_delay=", absl::FormatDuration(propagation_delay)),
+         absl::StrCat("--watch_namespace=", kNamespace),
+         absl::StrCat("--leader_election_namespace=", kNamespace), "--log_level=debug"});
   }
   ~Fixture() {
     controller.reset();
@@ -168,6 +172,10 @@ struct Fixture {
   std::string ConfigMapHash() {
     return Field(*client, k8s::ConfigMaps(), "loop-slurm-config",
                  Path({"metadata", "annotations", "tidepool.dev/config-hash"}));
+  }
+  std::string ConfigMapWrittenAt() {
+    return Field(*client, k8s::ConfigMaps(), "loop-slurm-config",
+                 Path({"metadata", "annotations", "tidepool.dev/config-written-at"}));
   }
   std::string SlurmConf() {
     return Field(*client, k8s::ConfigMaps(), "loop-slurm-config", Path({"data", "slurm.conf"}));
@@ -206,6 +214,8 @@ TEST_CASE("the config loop renders, writes the ConfigMap, reconfigures once per 
   REQUIRE(took.has_value());
   const std::string first_hash = f.ConfigMapHash();
   CHECK(absl::StartsWith(first_hash, "sha256:"));
+  // When it was written is on the ConfigMap, for a leader that did not write it.
+  CHECK(k8s::ParseApiTime(f.ConfigMapWrittenAt()).ok());
   CHECK(absl::StrContains(f.SlurmConf(), "PartitionName=cpu"));
   REQUIRE(Eventually([&] { return f.ClusterStatus("configHash") == first_hash; }).has_value());
   CHECK(absl::StartsWith(f.ClusterCondition("ConfigRendered"), "True/Rendered/1 nodes"));
@@ -233,6 +243,33 @@ TEST_CASE("the config loop renders, writes the ConfigMap, reconfigures once per 
         Eventually([&] { return f.ClusterStatus("configHash") == f.ConfigMapHash(); }).has_value());
     CHECK(f.ConfigMapHash() != first_hash);
     CHECK(f.Reconfigures() == 2);
+  }
+
+  SECTION("a new leader waits out the propagation delay of a ConfigMap it did not write") {
+    // The leader wrote the ConfigMap just now and went away before reconfiguring: Slurm
+    // runs an older config. Its successor counts the delay from the ConfigMap's write
+    // time, not from its own start.
+    f.controller.reset();  // a graceful stop releases the lease
+    RequireOk(f.client
+                  ->MergePatch(api::SlurmClusters(), kNamespace, "loop",
+                               R"({"status":{"configHash":"sha256:older"}})", {}, "status")
+                  .status());
+    const absl::Duration delay = absl::Seconds(8);
+    const absl::Time written = absl::Now();
+    RequireOk(f.client
+                  ->MergePatch(k8s::ConfigMaps(), kNamespace, "loop-slurm-config",
+                               absl::StrCat(R"({"metadata":{"annotations":{")",
+                                            "tidepool.dev/config-written-at", R"(":")",
+                                            k8s::FormatMicroTime(written), R"("}}})"))
+                  .status());
+    f.controller = std::make_unique<Service>(f.StartController(delay));
+    AwaitReady(*f.controller);
+    absl::SleepFor(written + delay - absl::Seconds(1) - absl::Now());
+    CHECK(f.Reconfigures() == 1);  // not yet
+    const bool reconfigured = Eventually([&] { return f.Reconfigures() == 2; }).has_value();
+    INFO(f.controller->process.Output());
+    REQUIRE(reconfigured);
+    CHECK(Eventually([&] { return f.ClusterStatus("configHash") == first_hash; }).has_value());
   }
 
   SECTION("invalid input is reported in status and changes neither ConfigMap nor Slurm") {

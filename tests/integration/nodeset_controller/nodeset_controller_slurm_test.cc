@@ -25,6 +25,11 @@ using tidepool::testing::SlurmEnv;
 using tidepool::v1::SlurmSyncer;
 
 const std::vector<std::string> kSlurmNodes = {"n-01", "n-02", "n-03"};
+// The architecture's bound for a Slurm change to reach Kubernetes: the syncer's node poll
+// (1 s here) + 250 ms; and room for the status read on a busy machine.
+constexpr absl::Duration kSlurmToKubernetesTarget = absl::Milliseconds(1250);
+constexpr absl::Duration kReadSlack = absl::Seconds(1);
+constexpr char kPersonReason[] = "nodeset-controller test: maintenance";
 
 std::unique_ptr<grpc::ClientContext> Deadline() {
   auto context = std::make_unique<grpc::ClientContext>();
@@ -112,6 +117,24 @@ class Syncer {
     (void)stub_->CancelJob(Deadline().get(), request, &response);
   }
 
+  // Drains or clears a drain as a person would (a reason the syncer does not own).
+  void PersonDrain(const std::string& node, const std::string& reason, bool drain) {
+    tidepool::v1::UpdateNodeRequest request;
+    request.set_name(node);
+    request.set_force(true);
+    if (drain) {
+      request.set_action(tidepool::v1::UpdateNodeRequest::DRAIN);
+      request.set_reason(reason);
+    } else {
+      request.set_action(tidepool::v1::UpdateNodeRequest::UNDRAIN);
+      request.set_if_reason(reason);
+    }
+    tidepool::v1::UpdateNodeResponse response;
+    grpc::Status status = stub_->UpdateNode(Deadline().get(), request, &response);
+    INFO(status.error_message());
+    REQUIRE(status.ok());
+  }
+
   // Clears the drains this test's controller may have left (never anyone else's).
   void ClearOurDrains() {
     for (const std::string& node : kSlurmNodes) {
@@ -179,6 +202,21 @@ TEST_CASE("scale-in drains, waits for the running job, deletes; scale-out clears
            ns.StatusField("compute", "slurmIdle") == 3;
   }));
   CHECK(ns.ConditionReason("compute", "SlurmUnreachable") == "False/SyncerConnected");
+
+  // The Slurm counts follow a change in Slurm from the syncer's node watch, within a poll
+  // (not a periodic resync), both ways.
+  syncer.PersonDrain("n-01", kPersonReason, true);
+  absl::Cleanup undrain = [&] { syncer.PersonDrain("n-01", kPersonReason, false); };
+  CHECK(WaitUntil([&] { return ns.StatusField("compute", "numberDrain") == 1; },
+                  kSlurmToKubernetesTarget + kReadSlack));
+  syncer.PersonDrain("n-01", kPersonReason, false);
+  std::move(undrain).Cancel();
+  CHECK(WaitUntil(
+      [&] {
+        return ns.StatusField("compute", "numberDrain") == 0 &&
+               ns.StatusField("compute", "slurmIdle") == 3;
+      },
+      kSlurmToKubernetesTarget + kReadSlack));
 
   job_id = syncer.SubmitOnAll("sleep 20");
   REQUIRE(WaitUntil([&] { return Running(syncer.Job(job_id)); }));

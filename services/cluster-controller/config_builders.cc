@@ -1,0 +1,92 @@
+#include "config_builders.h"
+
+#include "k8s/object_json.h"
+#include "rapidjson/stringbuffer.h"
+#include "rapidjson/writer.h"
+#include "tidepool/naming.h"
+#include "tidepool/resources.h"
+
+namespace tidepool::cluster {
+namespace {
+
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+
+void Put(JsonWriter& w, absl::string_view key, absl::string_view value) {
+  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
+}
+
+std::string Annotation(absl::string_view config_map_json, const char* key) {
+  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(config_map_json, "ConfigMap");
+  if (!doc.ok()) return "";
+  const rapidjson::Value* metadata = k8s::FindMember(*doc, "metadata");
+  const rapidjson::Value* annotations =
+      metadata != nullptr ? k8s::FindMember(*metadata, "annotations") : nullptr;
+  return annotations != nullptr ? k8s::StringMember(*annotations, key) : "";
+}
+
+}  // namespace
+
+std::string ConfigMapApplyBody(const v1::SlurmCluster& cluster, const v1::RenderResponse& rendered,
+                               absl::Time written_at) {
+  const v1::ObjectMeta& meta = cluster.metadata();
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  Put(w, "apiVersion", "v1");
+  Put(w, "kind", "ConfigMap");
+  w.Key("metadata");
+  w.StartObject();
+  Put(w, "name", api::SlurmConfigMapName(meta.name()));
+  Put(w, "namespace", meta.namespace_());
+  w.Key("labels");
+  w.StartObject();
+  Put(w, api::kComponentLabel, api::kSlurmConfigComponent);
+  Put(w, api::kClusterLabel, meta.name());
+  w.EndObject();
+  w.Key("annotations");
+  w.StartObject();
+  Put(w, api::kConfigHashAnnotation, rendered.config_hash());
+  Put(w, kConfigWrittenAtAnnotation, k8s::FormatMicroTime(written_at));
+  w.EndObject();
+  w.Key("ownerReferences");
+  w.StartArray();
+  w.StartObject();
+  Put(w, "apiVersion", api::kApiVersion);
+  Put(w, "kind", "SlurmCluster");
+  Put(w, "name", meta.name());
+  Put(w, "uid", meta.uid());
+  w.Key("controller");
+  w.Bool(true);
+  w.Key("blockOwnerDeletion");
+  w.Bool(true);
+  w.EndObject();
+  w.EndArray();
+  w.EndObject();
+  w.Key("data");
+  w.StartObject();
+  for (const v1::RenderedFile& file : rendered.files()) Put(w, file.name(), file.content());
+  w.EndObject();
+  w.EndObject();
+  return buffer.GetString();
+}
+
+std::string ConfigMapHash(absl::string_view config_map_json) {
+  return Annotation(config_map_json, api::kConfigHashAnnotation);
+}
+
+std::optional<absl::Time> ConfigMapWrittenAt(absl::string_view config_map_json) {
+  const std::string text = Annotation(config_map_json, kConfigWrittenAtAnnotation);
+  if (text.empty()) return std::nullopt;
+  absl::StatusOr<absl::Time> time = k8s::ParseApiTime(text);
+  if (!time.ok()) return std::nullopt;
+  return *time;
+}
+
+absl::Duration ReconfigureWait(std::optional<absl::Time> written_at,
+                               absl::Duration propagation_delay, absl::Time now) {
+  if (!written_at.has_value()) return absl::ZeroDuration();
+  return *written_at + propagation_delay - now;
+}
+
+}  // namespace tidepool::cluster

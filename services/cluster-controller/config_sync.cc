@@ -1,0 +1,151 @@
+#include "config_sync.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/grpc_status.h"
+#include "common/log.h"
+#include "config_builders.h"
+#include "k8s/resource.h"
+#include "tidepool/naming.h"
+
+namespace tidepool::cluster {
+namespace {
+
+grpc::ClientContext* WithDeadline(grpc::ClientContext& context, absl::Time now,
+                                  absl::Duration timeout) {
+  context.set_deadline(absl::ToChronoTime(now + timeout));
+  return &context;
+}
+
+}  // namespace
+
+ConfigStep::ConfigStep(k8s::Client& client, v1::ConfigRenderer::StubInterface& renderer,
+                       v1::SlurmSyncer::StubInterface& syncer, ClusterInformers informers,
+                       k8s::EventRecorder& events, common::Clock* clock, ConfigStepOptions options,
+                       prometheus::Family<prometheus::Counter>& reconfigures)
+    : client_(client),
+      renderer_(renderer),
+      syncer_(syncer),
+      informers_(informers),
+      events_(events),
+      clock_(clock),
+      options_(std::move(options)),
+      reconfigures_(reconfigures) {}
+
+void ConfigStep::Event(const ClusterContext& cluster, k8s::EventType type, absl::string_view reason,
+                       absl::string_view action, absl::string_view note) {
+  if (cluster.ref.has_value()) events_.Record(*cluster.ref, type, reason, action, note);
+}
+
+ClusterObjects ConfigStep::Inputs(const k8s::CachedObject& cluster) {
+  ClusterObjects objects{.cluster_json = cluster.json};
+  for (const k8s::CachedObjectPtr& o : informers_.node_sets->ListNamespace(cluster.meta.ns)) {
+    objects.node_set_jsons.push_back(o->json);
+  }
+  for (const k8s::CachedObjectPtr& o :
+       informers_.pods->ListByLabel(api::kClusterLabel, cluster.meta.name)) {
+    if (o->meta.ns == cluster.meta.ns) objects.pod_jsons.push_back(o->json);
+  }
+  objects.node_json = [nodes = informers_.nodes](const std::string& name) {
+    k8s::CachedObjectPtr node = nodes->Get(name);
+    return node != nullptr ? node->json : std::string();
+  };
+  return objects;
+}
+
+absl::StatusOr<v1::RenderResponse> ConfigStep::Render(const v1::RenderRequest& request) {
+  grpc::ClientContext context;
+  v1::RenderResponse response;
+  grpc::Status status = renderer_.Render(WithDeadline(context, clock_->Now(), options_.rpc_timeout),
+                                         request, &response);
+  if (!status.ok()) return common::FromGrpcStatus(status, "config-renderer Render");
+  return response;
+}
+
+absl::Status ConfigStep::Reconfigure(const std::string& cause) {
+  grpc::ClientContext context;
+  v1::ReconfigureRequest request;
+  request.set_cause(cause);
+  v1::ReconfigureResponse response;
+  absl::Status status = common::FromGrpcStatus(
+      syncer_.Reconfigure(WithDeadline(context, clock_->Now(), options_.rpc_timeout), request,
+                          &response),
+      "slurm-syncer Reconfigure");
+  reconfigures_.Add({{"result", status.ok() ? "ok" : "error"}}).Increment();
+  return status;
+}
+
+absl::StatusOr<k8s::ReconcileResult> ConfigStep::Sync(const ClusterContext& cluster,
+                                                      ClusterOutcome& cluster_outcome) {
+  ConfigOutcome& outcome = cluster_outcome.config;
+  absl::StatusOr<RenderInputs> inputs =
+      BuildRenderInputs(Inputs(*cluster.cluster), options_.environment);
+  absl::StatusOr<v1::RenderResponse> rendered =
+      inputs.ok() ? Render(inputs->request) : absl::StatusOr<v1::RenderResponse>(inputs.status());
+  if (!rendered.ok()) {
+    if (!absl::IsInvalidArgument(rendered.status())) return rendered.status();  // retry
+    // Bad input: said in the status; nothing to retry until the input changes.
+    outcome.render_error = std::string(rendered.status().message());
+    Event(cluster, k8s::EventType::kWarning, "RenderFailed", "Render", outcome.render_error);
+    return k8s::ReconcileResult{};
+  }
+  outcome.rendered = true;
+  outcome.rendered_hash = rendered->config_hash();
+  outcome.nodes = rendered->nodes();
+  outcome.partitions = rendered->partitions();
+  absl::StatusOr<std::optional<absl::Time>> written_at = EnsureConfigMap(
+      cluster, inputs->request.cluster(), *rendered, static_cast<int>(inputs->skipped.size()));
+  if (!written_at.ok()) return written_at.status();
+  if (outcome.applied_hash == outcome.rendered_hash) return k8s::ReconcileResult{};
+  absl::StatusOr<k8s::ReconcileResult> result =
+      ReconfigureWhenPropagated(cluster, *written_at, outcome);
+  if (!result.ok()) cluster_outcome.report_error = true;
+  return result;
+}
+
+absl::StatusOr<std::optional<absl::Time>> ConfigStep::EnsureConfigMap(
+    const ClusterContext& cluster, const v1::SlurmCluster& spec, const v1::RenderResponse& rendered,
+    int skipped) {
+  const k8s::CachedObject& object = *cluster.cluster;
+  const std::string name = api::SlurmConfigMapName(object.meta.name);
+  k8s::CachedObjectPtr current =
+      informers_.config_maps->Get(absl::StrCat(object.meta.ns, "/", name));
+  if (current != nullptr && ConfigMapHash(current->json) == rendered.config_hash()) {
+    return ConfigMapWrittenAt(current->json);
+  }
+  const absl::Time now = clock_->Now();
+  absl::Status applied =
+      client_
+          .Apply(k8s::ConfigMaps(), object.meta.ns, name, ConfigMapApplyBody(spec, rendered, now),
+                 {.field_manager = options_.field_manager, .force = true})
+          .status();
+  if (!applied.ok()) return applied;
+  common::LogInfo("config_written", {{"cluster", cluster.key},
+                                     {"hash", rendered.config_hash()},
+                                     {"nodes", static_cast<int64_t>(rendered.nodes())},
+                                     {"skipped", static_cast<int64_t>(skipped)}});
+  Event(cluster, k8s::EventType::kNormal, "ConfigRendered", "Render",
+        absl::StrCat("wrote ", name, " with ", rendered.config_hash(), " (", rendered.nodes(),
+                     " nodes)"));
+  return std::optional<absl::Time>(now);
+}
+
+absl::StatusOr<k8s::ReconcileResult> ConfigStep::ReconfigureWhenPropagated(
+    const ClusterContext& cluster, std::optional<absl::Time> written_at, ConfigOutcome& outcome) {
+  const absl::Duration wait =
+      ReconfigureWait(written_at, options_.propagation_delay, clock_->Now());
+  if (wait > absl::ZeroDuration()) return k8s::ReconcileResult{.requeue_after = wait};
+  absl::Status reconfigured = Reconfigure(absl::StrCat(
+      cluster.key, ": config ", cluster.status.config_hash, " -> ", outcome.rendered_hash));
+  if (!reconfigured.ok()) {
+    outcome.reconfigure_error = std::string(reconfigured.message());
+    return reconfigured;  // retried with backoff, after the status says why
+  }
+  outcome.applied_hash = outcome.rendered_hash;
+  Event(cluster, k8s::EventType::kNormal, "Reconfigured", "Reconfigure",
+        absl::StrCat("Slurm reconfigured with ", outcome.rendered_hash));
+  return k8s::ReconcileResult{};
+}
+
+}  // namespace tidepool::cluster

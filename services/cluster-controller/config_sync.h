@@ -1,0 +1,71 @@
+#pragma once
+
+// The config step of a cluster's sync: its NodeSets, slurmd pods and the Nodes under
+// them → Render on config-renderer → the "<cluster>-slurm-config" ConfigMap → once the
+// files had time to reach the Slurm controller (counted from the write time kept on the
+// ConfigMap), Reconfigure through the syncer. Unchanged input renders the same hash and
+// touches neither the ConfigMap nor Slurm.
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "common/clock.h"
+#include "k8s/client.h"
+#include "k8s/event_recorder.h"
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "render_inputs.h"
+#include "sync.h"
+#include "tidepool/v1/renderer.grpc.pb.h"
+#include "tidepool/v1/syncer.grpc.pb.h"
+
+namespace tidepool::cluster {
+
+struct ConfigStepOptions {
+  v1::RenderEnvironment environment;
+  absl::Duration propagation_delay = absl::Seconds(5);
+  absl::Duration rpc_timeout = absl::Seconds(20);
+  std::string field_manager;
+};
+
+class ConfigStep : public ClusterStep {
+ public:
+  // Everything passed outlives the step.
+  ConfigStep(k8s::Client& client, v1::ConfigRenderer::StubInterface& renderer,
+             v1::SlurmSyncer::StubInterface& syncer, ClusterInformers informers,
+             k8s::EventRecorder& events, common::Clock* clock, ConfigStepOptions options,
+             prometheus::Family<prometheus::Counter>& reconfigures);
+
+  const char* name() const override { return "config"; }
+  absl::StatusOr<k8s::ReconcileResult> Sync(const ClusterContext& cluster,
+                                            ClusterOutcome& outcome) override;
+
+ private:
+  // The cluster's objects from the caches, as the render wants them.
+  ClusterObjects Inputs(const k8s::CachedObject& cluster);
+  absl::StatusOr<v1::RenderResponse> Render(const v1::RenderRequest& request);
+  // Writes the ConfigMap unless it has the rendered hash; when it was written.
+  absl::StatusOr<std::optional<absl::Time>> EnsureConfigMap(const ClusterContext& cluster,
+                                                            const v1::SlurmCluster& spec,
+                                                            const v1::RenderResponse& rendered,
+                                                            int skipped);
+  // Reconfigures once the ConfigMap had time to propagate.
+  absl::StatusOr<k8s::ReconcileResult> ReconfigureWhenPropagated(
+      const ClusterContext& cluster, std::optional<absl::Time> written_at, ConfigOutcome& outcome);
+  absl::Status Reconfigure(const std::string& cause);
+  void Event(const ClusterContext& cluster, k8s::EventType type, absl::string_view reason,
+             absl::string_view action, absl::string_view note);
+
+  k8s::Client& client_;
+  v1::ConfigRenderer::StubInterface& renderer_;
+  v1::SlurmSyncer::StubInterface& syncer_;
+  const ClusterInformers informers_;
+  k8s::EventRecorder& events_;
+  common::Clock* const clock_;
+  const ConfigStepOptions options_;
+  prometheus::Family<prometheus::Counter>& reconfigures_;
+};
+
+}  // namespace tidepool::cluster

@@ -1,0 +1,52 @@
+#pragma once
+
+// SlurmCluster status from what one sync's steps found (status.cc): observedGeneration,
+// configHash, node and partition counts, and the conditions ConfigRendered and Ready.
+// Pure: outcome and current status in, merge patch out.
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "absl/time/time.h"
+#include "k8s/conditions.h"
+
+namespace tidepool::cluster {
+
+// What the config step found.
+struct ConfigOutcome {
+  bool rendered = false;
+  std::string render_error;   // when not rendered
+  std::string rendered_hash;  // the ConfigMap's
+  std::string applied_hash;   // what Slurm was last reconfigured with (status.configHash)
+  std::string reconfigure_error;
+  int nodes = 0;
+  int partitions = 0;
+};
+
+// What one sync of a cluster found, step by step (the steps to come add theirs).
+struct ClusterOutcome {
+  int64_t generation = 0;
+  ConfigOutcome config;
+  // A step's error is worth a status write (it says why) before the retry.
+  bool report_error = false;
+};
+
+// The status the cluster has now.
+struct ClusterStatusView {
+  std::string config_hash;
+  int64_t observed_generation = 0;
+  std::map<std::string, k8s::Condition> conditions;
+};
+
+ClusterStatusView ReadStatus(const std::string& cluster_json);
+
+// A JSON merge patch of the status subresource (transition times kept while a
+// condition's status holds).
+std::string StatusPatch(const ClusterOutcome& outcome, const ClusterStatusView& current,
+                        absl::Time now);
+
+// True when the patch would change nothing the status already says.
+bool StatusUnchanged(const ClusterOutcome& outcome, const ClusterStatusView& current);
+
+}  // namespace tidepool::cluster

@@ -1,0 +1,73 @@
+#pragma once
+
+// One SlurmCluster key: the cluster reconciler runs named steps in order (config now;
+// secrets, controller, REST API, accounting and login come next), each in its own
+// <step>_sync.cc with pure builders beside it, then writes the status (status.h) from
+// what they found.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/clock.h"
+#include "k8s/client.h"
+#include "k8s/controller.h"
+#include "k8s/event_recorder.h"
+#include "k8s/informer.h"
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "status.h"
+
+namespace tidepool::cluster {
+
+// The caches a cluster's sync reads.
+struct ClusterInformers {
+  k8s::Informer* clusters = nullptr;
+  k8s::Informer* node_sets = nullptr;
+  k8s::Informer* pods = nullptr;  // slurmd pods
+  k8s::Informer* nodes = nullptr;
+  k8s::Informer* config_maps = nullptr;  // slurm-config ConfigMaps
+};
+
+// The cluster one sync is about.
+struct ClusterContext {
+  std::string key;
+  k8s::CachedObjectPtr cluster;
+  std::optional<k8s::ObjectReference> ref;  // for events
+  ClusterStatusView status;                 // as cached
+};
+
+class ClusterStep {
+ public:
+  virtual ~ClusterStep() = default;
+  virtual const char* name() const = 0;
+  // Brings the step's objects to what the cluster asks for and records what it found in
+  // `outcome`. An error is retried with backoff (the status is written first when the
+  // step set outcome.report_error); the steps after it wait for the retry.
+  virtual absl::StatusOr<k8s::ReconcileResult> Sync(const ClusterContext& cluster,
+                                                    ClusterOutcome& outcome) = 0;
+};
+
+class ClusterReconciler : public k8s::Reconciler {
+ public:
+  // Everything passed outlives the reconciler.
+  ClusterReconciler(k8s::Client& client, k8s::Informer& clusters, common::Clock* clock,
+                    std::string field_manager, std::vector<std::unique_ptr<ClusterStep>> steps,
+                    prometheus::Family<prometheus::Counter>& syncs);
+
+  absl::StatusOr<k8s::ReconcileResult> Reconcile(const std::string& key) override;
+
+ private:
+  absl::Status WriteStatus(const ClusterContext& cluster, const ClusterOutcome& outcome);
+
+  k8s::Client& client_;
+  k8s::Informer& clusters_;
+  common::Clock* const clock_;
+  const std::string field_manager_;
+  const std::vector<std::unique_ptr<ClusterStep>> steps_;
+  prometheus::Family<prometheus::Counter>& syncs_;
+};
+
+}  // namespace tidepool::cluster

@@ -1,0 +1,76 @@
+#include "status.h"
+
+#include <catch2/catch_test_macros.hpp>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "absl/strings/match.h"
+
+namespace tidepool::cluster {
+namespace {
+
+TEST_CASE("status says rendered and applied, or why not") {
+  const absl::Time now = absl::FromUnixSeconds(1'800'000'000);
+  ClusterOutcome applied{.generation = 3,
+                         .config = {.rendered = true,
+                                    .rendered_hash = "sha256:b",
+                                    .applied_hash = "sha256:b",
+                                    .nodes = 16,
+                                    .partitions = 1}};
+  std::string patch = StatusPatch(applied, {}, now);
+  CHECK(absl::StrContains(patch, R"("observedGeneration":3,"configHash":"sha256:b","nodes":16)"));
+  CHECK(absl::StrContains(patch, R"("type":"ConfigRendered","status":"True","reason":"Rendered")"));
+  CHECK(absl::StrContains(patch, R"("type":"Ready","status":"True","reason":"ConfigApplied")"));
+
+  ClusterOutcome pending = applied;
+  pending.config.applied_hash = "sha256:a";
+  CHECK(absl::StrContains(StatusPatch(pending, {}, now),
+                          R"("type":"Ready","status":"False","reason":"ConfigPropagating")"));
+  pending.config.reconfigure_error = "slurm-syncer Reconfigure: connection refused";
+  CHECK(absl::StrContains(StatusPatch(pending, {}, now), "ReconfigureFailed"));
+
+  ClusterOutcome invalid{
+      .generation = 4,
+      .config = {.render_error = "spec.extraConfig: NodeName", .applied_hash = "sha256:a"}};
+  patch = StatusPatch(invalid, {}, now);
+  CHECK(absl::StrContains(
+      patch,
+      R"("type":"ConfigRendered","status":"False","reason":"RenderFailed","message":"spec.extraConfig: NodeName")"));
+  CHECK(absl::StrContains(patch, R"("configHash":"sha256:a")"));  // Slurm still runs the old one
+}
+
+TEST_CASE("an unchanged status is recognised so nothing is written") {
+  const ClusterOutcome outcome{.generation = 3,
+                               .config = {.rendered = true,
+                                          .rendered_hash = "h",
+                                          .applied_hash = "h",
+                                          .nodes = 2,
+                                          .partitions = 1}};
+  std::map<std::string, k8s::Condition> current = {
+      {"ConfigRendered",
+       {"ConfigRendered", "True", "Rendered", "2 nodes in 1 partitions, h", "t", 3}},
+      {"Ready", {"Ready", "True", "ConfigApplied", "Slurm was reconfigured with h", "t", 3}}};
+  auto view = [&](std::string hash, int64_t generation) {
+    return ClusterStatusView{
+        .config_hash = hash, .observed_generation = generation, .conditions = current};
+  };
+  CHECK(StatusUnchanged(outcome, view("h", 3)));
+  CHECK_FALSE(StatusUnchanged(outcome, view("old", 3)));
+  CHECK_FALSE(StatusUnchanged(outcome, view("h", 2)));
+  current["Ready"].status = "False";
+  CHECK_FALSE(StatusUnchanged(outcome, view("h", 3)));
+}
+
+TEST_CASE("a condition keeps its transition time while its status holds") {
+  const std::map<std::string, k8s::Condition> current = {
+      {"Ready", {"Ready", "True", "ConfigApplied", "old message", "2026-01-01T00:00:00Z", 1}}};
+  const ClusterOutcome outcome{
+      .generation = 2, .config = {.rendered = true, .rendered_hash = "h", .applied_hash = "h"}};
+  CHECK(absl::StrContains(
+      StatusPatch(outcome, {.conditions = current}, absl::FromUnixSeconds(1'800'000'000)),
+      R"("type":"Ready","status":"True","reason":"ConfigApplied","message":"Slurm was reconfigured with h","lastTransitionTime":"2026-01-01T00:00:00Z")"));
+}
+
+}  // namespace
+}  // namespace tidepool::cluster
