@@ -2,12 +2,8 @@
 // every image starts as a pod and says its version in `kubectl logs`; a ClusterIP Service
 // and a headless Service resolve through CoreDNS and answer from another pod (kube-proxy);
 // a PersistentVolumeClaim binds and its volume is written through `kubectl exec`.
-#include <unistd.h>
-
 #include <catch2/catch_test_macros.hpp>
-#include <cstdio>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -16,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "nodes/kubectl_helpers.h"
 #include "support/eventually.h"
 #include "support/testenv.h"
 
@@ -25,63 +22,6 @@ namespace {
 constexpr char kNamespace[] = "nodes-smoke";
 constexpr char kRepository[] = "localhost/tidepool/";
 constexpr absl::Duration kPodTimeout = absl::Seconds(120);
-
-KubernetesEnv RequireKubernetes() {
-  absl::StatusOr<KubernetesEnv> env = Kubernetes();
-  INFO(env.status().ToString());
-  REQUIRE(env.ok());
-  return *std::move(env);
-}
-
-// kubectl ARGS, which must succeed; its output.
-std::string MustKubectl(const KubernetesEnv& env, const std::vector<std::string>& args,
-                        absl::Duration timeout = absl::Seconds(90)) {
-  absl::StatusOr<CommandResult> result = Kubectl(env, args, timeout);
-  INFO("kubectl " << absl::StrJoin(args, " "));
-  REQUIRE(result.ok());
-  INFO(result->output);
-  REQUIRE(result->exit_code == 0);
-  return result->output;
-}
-
-// kubectl ARGS; its output when it succeeded, nullopt otherwise.
-std::optional<std::string> TryKubectl(const KubernetesEnv& env,
-                                      const std::vector<std::string>& args) {
-  absl::StatusOr<CommandResult> result = Kubectl(env, args, absl::Seconds(30));
-  if (!result.ok() || result->exit_code != 0) return std::nullopt;
-  return result->output;
-}
-
-void Apply(const KubernetesEnv& env, const std::string& manifest) {
-  const std::string file = absl::StrCat(TestenvRunDir(), "/nodes-smoke-", getpid(), ".yaml");
-  FILE* out = fopen(file.c_str(), "w");
-  REQUIRE(out != nullptr);
-  fputs(manifest.c_str(), out);
-  fclose(out);
-  MustKubectl(env, {"apply", "-f", file});
-  unlink(file.c_str());
-}
-
-void EnsureNamespace(const KubernetesEnv& env) {
-  Apply(env, absl::StrCat("apiVersion: v1\nkind: Namespace\nmetadata: {name: ", kNamespace, "}\n"));
-  // The controller-manager creates the default ServiceAccount a moment later.
-  REQUIRE(PollUntil([&] { return TryKubectl(env, {"-n", kNamespace, "get", "sa", "default"}).has_value(); },
-                    absl::Seconds(30), absl::Milliseconds(250)));
-}
-
-// "localhost/tidepool/slurmd:26.05" of every node's image list, pause excluded.
-std::vector<std::string> ProjectImages(const KubernetesEnv& env) {
-  const std::string names = MustKubectl(
-      env, {"get", "nodes", "-l", "tidepool.dev/testenv-node=true", "-o",
-            "jsonpath={range .items[*].status.images[*]}{.names[*]}{\"\\n\"}{end}"});
-  std::set<std::string> images;
-  for (absl::string_view line : absl::StrSplit(names, absl::ByAnyChar("\n "), absl::SkipEmpty())) {
-    if (absl::StartsWith(line, kRepository) && !absl::StrContains(line, "/pause:")) {
-      images.insert(std::string(line));
-    }
-  }
-  return {images.begin(), images.end()};
-}
 
 struct VersionProbe {
   std::vector<std::string> command;
@@ -134,7 +74,7 @@ std::string PodPhase(const KubernetesEnv& env, const std::string& pod) {
 
 TEST_CASE("every project image runs as a pod on a real node and logs its version") {
   const KubernetesEnv env = RequireKubernetes();
-  EnsureNamespace(env);
+  EnsureNamespace(env, kNamespace);
   const std::vector<std::string> images = ProjectImages(env);
   INFO("images on the nodes: " << absl::StrJoin(images, " "));
   // The five services, five Slurm roles for each of two Slurm versions, MariaDB.
@@ -142,11 +82,11 @@ TEST_CASE("every project image runs as a pod on a real node and logs its version
 
   std::string manifest;
   for (const std::string& image : images) {
-    absl::StrAppend(&manifest, "---\napiVersion: v1\nkind: Pod\nmetadata: {name: ",
-                    PodNameFor(image), ", namespace: ", kNamespace,
-                    "}\nspec:\n  restartPolicy: Never\n  containers:\n  - name: main\n    image: ",
-                    image, "\n    imagePullPolicy: Never\n    command: ",
-                    QuotedList(ProbeFor(image).command), "\n");
+    absl::StrAppend(
+        &manifest, "---\napiVersion: v1\nkind: Pod\nmetadata: {name: ", PodNameFor(image),
+        ", namespace: ", kNamespace,
+        "}\nspec:\n  restartPolicy: Never\n  containers:\n  - name: main\n    image: ", image,
+        "\n    imagePullPolicy: Never\n    command: ", QuotedList(ProbeFor(image).command), "\n");
   }
   Apply(env, manifest);
 
@@ -171,7 +111,8 @@ TEST_CASE("every project image runs as a pod on a real node and logs its version
 std::string WorkloadsManifest(const std::string& renderer_image, const std::string& shell_image) {
   return absl::StrCat(R"(apiVersion: apps/v1
 kind: Deployment
-metadata: {name: renderer, namespace: )", kNamespace, R"(}
+metadata: {name: renderer, namespace: )",
+                      kNamespace, R"(}
 spec:
   replicas: 1
   selector: {matchLabels: {app: renderer}}
@@ -180,21 +121,24 @@ spec:
     spec:
       containers:
       - name: config-renderer
-        image: )", renderer_image, R"(
+        image: )",
+                      renderer_image, R"(
         imagePullPolicy: Never
         ports: [{containerPort: 8080, name: http}, {containerPort: 50051, name: grpc}]
         readinessProbe: {httpGet: {path: /readyz, port: 8080}, periodSeconds: 1}
 ---
 apiVersion: v1
 kind: Service
-metadata: {name: renderer, namespace: )", kNamespace, R"(}
+metadata: {name: renderer, namespace: )",
+                      kNamespace, R"(}
 spec:
   selector: {app: renderer}
   ports: [{name: http, port: 80, targetPort: 8080}]
 ---
 apiVersion: v1
 kind: Service
-metadata: {name: state, namespace: )", kNamespace, R"(}
+metadata: {name: state, namespace: )",
+                      kNamespace, R"(}
 spec:
   clusterIP: None
   selector: {app: state}
@@ -202,7 +146,8 @@ spec:
 ---
 apiVersion: apps/v1
 kind: StatefulSet
-metadata: {name: state, namespace: )", kNamespace, R"(}
+metadata: {name: state, namespace: )",
+                      kNamespace, R"(}
 spec:
   serviceName: state
   replicas: 1
@@ -213,7 +158,8 @@ spec:
       terminationGracePeriodSeconds: 1
       containers:
       - name: shell
-        image: )", shell_image, R"(
+        image: )",
+                      shell_image, R"(
         imagePullPolicy: Never
         command: [sleep, infinity]
         volumeMounts: [{name: data, mountPath: /data}]
@@ -234,7 +180,7 @@ std::string FirstImageNamed(const std::vector<std::string>& images, absl::string
 
 TEST_CASE("Services resolve and answer across pods, and a PersistentVolumeClaim binds") {
   const KubernetesEnv env = RequireKubernetes();
-  EnsureNamespace(env);
+  EnsureNamespace(env, kNamespace);
   const std::vector<std::string> images = ProjectImages(env);
   const std::string renderer = FirstImageNamed(images, "config-renderer");
   const std::string shell = FirstImageNamed(images, "slurmd");
@@ -265,7 +211,8 @@ TEST_CASE("Services resolve and answer across pods, and a PersistentVolumeClaim 
     std::optional<std::string> answer;
     REQUIRE(PollUntil(
         [&] {
-          answer = TryKubectl(env, {"-n", kNamespace, "exec", "state-0", "--", "bash", "-c", script});
+          answer =
+              TryKubectl(env, {"-n", kNamespace, "exec", "state-0", "--", "bash", "-c", script});
           return answer && absl::StrContains(*answer, "200 OK");
         },
         absl::Seconds(30), absl::Milliseconds(500)));
@@ -278,8 +225,9 @@ TEST_CASE("Services resolve and answer across pods, and a PersistentVolumeClaim 
     std::optional<std::string> resolved;
     REQUIRE(PollUntil(
         [&] {
-          resolved = TryKubectl(env, {"-n", kNamespace, "exec", "state-0", "--", "getent", "hosts",
-                                      absl::StrCat("state-0.state.", kNamespace, ".svc.cluster.local")});
+          resolved =
+              TryKubectl(env, {"-n", kNamespace, "exec", "state-0", "--", "getent", "hosts",
+                               absl::StrCat("state-0.state.", kNamespace, ".svc.cluster.local")});
           return resolved && absl::StrContains(*resolved, pod_ip);
         },
         absl::Seconds(30), absl::Milliseconds(500)));

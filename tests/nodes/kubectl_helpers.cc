@@ -1,0 +1,84 @@
+#include "nodes/kubectl_helpers.h"
+
+#include <unistd.h>
+
+#include <catch2/catch_test_macros.hpp>
+#include <cstdio>
+#include <set>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "support/eventually.h"
+
+namespace tidepool::testing {
+
+constexpr char kRepository[] = "localhost/tidepool/";
+
+KubernetesEnv RequireKubernetes() {
+  absl::StatusOr<KubernetesEnv> env = Kubernetes();
+  INFO(env.status().ToString());
+  REQUIRE(env.ok());
+  return *std::move(env);
+}
+
+std::string MustKubectl(const KubernetesEnv& env, const std::vector<std::string>& args,
+                        absl::Duration timeout) {
+  absl::StatusOr<CommandResult> result = Kubectl(env, args, timeout);
+  INFO("kubectl " << absl::StrJoin(args, " "));
+  REQUIRE(result.ok());
+  INFO(result->output);
+  REQUIRE(result->exit_code == 0);
+  return result->output;
+}
+
+std::optional<std::string> TryKubectl(const KubernetesEnv& env,
+                                      const std::vector<std::string>& args) {
+  absl::StatusOr<CommandResult> result = Kubectl(env, args, absl::Seconds(30));
+  if (!result.ok() || result->exit_code != 0) return std::nullopt;
+  return result->output;
+}
+
+void MustRun(const std::vector<std::string>& argv) {
+  absl::StatusOr<CommandResult> result = RunCommand(argv, absl::Seconds(30));
+  INFO(absl::StrJoin(argv, " "));
+  REQUIRE(result.ok());
+  INFO(result->output);
+  REQUIRE(result->exit_code == 0);
+}
+
+void Apply(const KubernetesEnv& env, const std::string& manifest) {
+  const std::string file = absl::StrCat(TestenvRunDir(), "/nodes-test-", getpid(), ".yaml");
+  FILE* out = fopen(file.c_str(), "w");
+  REQUIRE(out != nullptr);
+  fputs(manifest.c_str(), out);
+  fclose(out);
+  MustKubectl(env, {"apply", "-f", file});
+  unlink(file.c_str());
+}
+
+void EnsureNamespace(const KubernetesEnv& env, const std::string& ns) {
+  Apply(env, absl::StrCat("apiVersion: v1\nkind: Namespace\nmetadata: {name: ", ns, "}\n"));
+  // The controller-manager creates the default ServiceAccount a moment later.
+  REQUIRE(PollUntil(
+      [&] {
+        return TryKubectl(env, {"-n", ns, "get", "sa", "default"}).has_value();
+      },
+      absl::Seconds(30), absl::Milliseconds(250)));
+}
+
+std::vector<std::string> ProjectImages(const KubernetesEnv& env) {
+  const std::string names =
+      MustKubectl(env, {"get", "nodes", "-l", "tidepool.dev/testenv-node=true", "-o",
+                        "jsonpath={range .items[*].status.images[*]}{.names[*]}{\"\\n\"}{end}"});
+  std::set<std::string> images;
+  for (absl::string_view line : absl::StrSplit(names, absl::ByAnyChar("\n "), absl::SkipEmpty())) {
+    if (absl::StartsWith(line, kRepository) && !absl::StrContains(line, "/pause:")) {
+      images.insert(std::string(line));
+    }
+  }
+  return {images.begin(), images.end()};
+}
+
+}  // namespace tidepool::testing
