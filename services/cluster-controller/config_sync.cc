@@ -1,5 +1,6 @@
 #include "config_sync.h"
 
+#include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -8,6 +9,8 @@
 #include "config_builders.h"
 #include "k8s/resource.h"
 #include "tidepool/naming.h"
+#include "tidepool/node_view.h"
+#include "tidepool/pod_view.h"
 
 namespace tidepool::cluster {
 namespace {
@@ -45,8 +48,20 @@ ClusterObjects ConfigStep::Inputs(const k8s::CachedObject& cluster) {
   }
   for (const k8s::CachedObjectPtr& o :
        informers_.pods->ListByLabel(api::kClusterLabel, cluster.meta.name)) {
-    if (o->meta.ns == cluster.meta.ns) objects.pod_jsons.push_back(o->json);
+    if (o->meta.ns != cluster.meta.ns) continue;
+    // The view the informer parsed when it stored the pod; the JSON only without one.
+    if (const api::PodView* view = o->ViewAs<api::PodView>()) {
+      objects.pods.push_back(*view);
+    } else {
+      objects.pod_jsons.push_back(o->json);
+    }
   }
+  objects.node_view = [nodes = informers_.nodes](const std::string& name) {
+    k8s::CachedObjectPtr node = nodes->Get(name);
+    const api::NodeView* view = node != nullptr ? node->ViewAs<api::NodeView>() : nullptr;
+    // Shares the cached object's ownership: the view lives as long as the entry it is in.
+    return view != nullptr ? std::shared_ptr<const api::NodeView>(node, view) : nullptr;
+  };
   objects.node_json = [nodes = informers_.nodes](const std::string& name) {
     k8s::CachedObjectPtr node = nodes->Get(name);
     return node != nullptr ? node->json : std::string();

@@ -25,6 +25,11 @@ ObservedPod ObservePod(const api::PodView& pod) {
           .deleting = pod.deleting};
 }
 
+absl::StatusOr<ObservedPod> ObservePod(const k8s::CachedObject& pod) {
+  if (const api::PodView* view = pod.ViewAs<api::PodView>()) return ObservePod(*view);
+  return ObservePod(pod.json);
+}
+
 absl::StatusOr<ObservedPod> ObservePod(absl::string_view pod_json) {
   absl::StatusOr<api::PodView> pod = api::ParsePodView(pod_json);
   if (!pod.ok()) return pod.status();

@@ -15,6 +15,7 @@
 #include "plan.h"
 #include "status.h"
 #include "tidepool/naming.h"
+#include "tidepool/node_view.h"
 #include "tidepool/resource_types.h"
 #include "tidepool/resources.h"
 
@@ -96,7 +97,8 @@ class NodeSetSync {
     std::vector<tidepool::v1::NodeInfo> nodes;
     for (const k8s::CachedObjectPtr& object : context_.informers.nodes->List()) {
       if (object->meta.deleting) continue;
-      absl::StatusOr<tidepool::v1::NodeInfo> node = api::ParseNode(object->json);
+      // The model its informer read when it stored the Node (parse_view), not re-read here.
+      absl::StatusOr<tidepool::v1::NodeInfo> node = api::NodeInfoOf(*object);
       if (node.ok()) nodes.push_back(*std::move(node));
     }
     return nodes;
@@ -108,7 +110,7 @@ class NodeSetSync {
     for (const k8s::CachedObjectPtr& object : context_.informers.pods->ListByLabel(
              api::kClusterLabel, node_set_.spec().cluster_ref().name())) {
       if (object->meta.ns != ns() || object->meta.deleting) continue;
-      absl::StatusOr<ObservedPod> pod = ObservePod(object->json);
+      absl::StatusOr<ObservedPod> pod = ObservePod(*object);
       if (pod.ok() && !pod->node_name.empty()) hosting.insert(pod->node_name);
     }
     return hosting;
@@ -121,7 +123,7 @@ class NodeSetSync {
          context_.informers.pods->ListByLabel(api::kNodeSetLabel, name())) {
       if (object->meta.ns != ns() || !k8s::IsControlledByUid(object->json, cached_->meta.uid))
         continue;
-      absl::StatusOr<ObservedPod> pod = ObservePod(object->json);
+      absl::StatusOr<ObservedPod> pod = ObservePod(*object);
       if (pod.ok()) pods.push_back(*std::move(pod));
     }
     return pods;

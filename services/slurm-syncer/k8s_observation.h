@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "k8s/conditions.h"
+#include "k8s/informer.h"
 #include "tidepool/contract.h"
 #include "tidepool/node_view.h"
 #include "tidepool/pod_view.h"
@@ -43,6 +44,10 @@ struct NodeObservation {
 
 PodObservation ObservePod(api::PodView pod);
 NodeObservation ObserveNode(api::NodeView node);
+// The same from the informers' cached objects: the views their informers parsed once
+// when storing them (parse_view), else parsed from their JSON.
+absl::StatusOr<PodObservation> ObservePod(const k8s::CachedObject& pod);
+absl::StatusOr<NodeObservation> ObserveNode(const k8s::CachedObject& node);
 // The same from the objects' JSON (parsed to their views).
 absl::StatusOr<PodObservation> ObservePod(absl::string_view json);
 absl::StatusOr<NodeObservation> ObserveNode(absl::string_view json);

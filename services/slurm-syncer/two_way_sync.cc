@@ -10,6 +10,8 @@
 #include "k8s/resource.h"
 #include "sync_policy.h"
 #include "tidepool/naming.h"
+#include "tidepool/node_view.h"
+#include "tidepool/pod_view.h"
 
 namespace tidepool::syncer {
 namespace {
@@ -25,9 +27,15 @@ const char* CauseOf(absl::string_view reason) {
   return "other";
 }
 
+// Pods and Nodes are parsed to their views once, when the informers store them, so a sync
+// (one per Slurm node and direction) parses neither.
 k8s::InformerOptions SlurmdPods() {
-  return {.label_selector = absl::StrCat(api::kComponentLabel, "=", api::kSlurmdComponent)};
+  return {.label_selector = absl::StrCat(api::kComponentLabel, "=", api::kSlurmdComponent),
+          .parse_view = api::PodViewForCache};
 }
+
+// The drain inputs only: the two-way sync does not read taints or allocatable.
+k8s::InformerOptions DrainInputsOfNodes() { return {.parse_view = api::NodeDrainViewForCache}; }
 
 }  // namespace
 
@@ -59,7 +67,7 @@ TwoWaySync::TwoWaySync(k8s::Client& client, NodeFeed& feed, NodeDrainer& drainer
       options_(std::move(options)),
       metrics_(std::make_unique<Metrics>(registry)),
       pods_(client, k8s::Pods(), options_.pod_namespace, SlurmdPods()),
-      nodes_(client, k8s::Nodes(), ""),
+      nodes_(client, k8s::Nodes(), "", DrainInputsOfNodes()),
       to_slurm_reconciler_(*this, Direction::kToSlurm),
       to_kubernetes_reconciler_(*this, Direction::kToKubernetes),
       to_slurm_(to_slurm_reconciler_, clock_, RuntimeOptions(Direction::kToSlurm)),
@@ -142,7 +150,7 @@ void TwoWaySync::EnqueueAll() {
 
 void TwoWaySync::WatchPods() {
   auto on_pod = [this](const k8s::CachedObjectPtr& object, bool gone) {
-    absl::StatusOr<PodObservation> pod = ObservePod(object->json);
+    absl::StatusOr<PodObservation> pod = ObservePod(*object);
     if (!pod.ok()) return;
     {
       absl::MutexLock lock(&mutex_);
@@ -229,11 +237,11 @@ absl::StatusOr<std::optional<TwoWaySync::Observed>> TwoWaySync::Observe(
   std::optional<slurm::rest::Node> slurm = feed_.Get(slurm_node);
   std::vector<k8s::CachedObjectPtr> pods = pods_.ListByLabel(api::kSlurmNodeLabel, slurm_node);
   if (!slurm.has_value() || pods.empty()) return std::nullopt;
-  absl::StatusOr<PodObservation> pod = ObservePod(pods.front()->json);
+  absl::StatusOr<PodObservation> pod = ObservePod(*pods.front());
   if (!pod.ok()) return pod.status();
   Observed observed{.slurm = *std::move(slurm), .pod = *std::move(pod)};
   if (k8s::CachedObjectPtr cached = nodes_.Get(observed.pod.node_name); cached != nullptr) {
-    absl::StatusOr<NodeObservation> node = ObserveNode(cached->json);
+    absl::StatusOr<NodeObservation> node = ObserveNode(*cached);
     if (!node.ok()) return node.status();
     observed.node = *std::move(node);
   }
