@@ -3,6 +3,7 @@
 #include "k8s/object_json.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
+#include "tidepool/contract.h"
 #include "tidepool/naming.h"
 #include "tidepool/resources.h"
 
@@ -47,7 +48,7 @@ std::string ConfigMapApplyBody(const v1::SlurmCluster& cluster, const v1::Render
   w.Key("annotations");
   w.StartObject();
   Put(w, api::kConfigHashAnnotation, rendered.config_hash());
-  Put(w, kConfigWrittenAtAnnotation, k8s::FormatMicroTime(written_at));
+  Put(w, api::kConfigWrittenAtAnnotation, k8s::FormatMicroTime(written_at));
   w.EndObject();
   w.Key("ownerReferences");
   w.StartArray();
@@ -76,7 +77,7 @@ std::string ConfigMapHash(absl::string_view config_map_json) {
 }
 
 std::optional<absl::Time> ConfigMapWrittenAt(absl::string_view config_map_json) {
-  const std::string text = Annotation(config_map_json, kConfigWrittenAtAnnotation);
+  const std::string text = Annotation(config_map_json, api::kConfigWrittenAtAnnotation);
   if (text.empty()) return std::nullopt;
   absl::StatusOr<absl::Time> time = k8s::ParseApiTime(text);
   if (!time.ok()) return std::nullopt;

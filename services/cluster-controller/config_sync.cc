@@ -8,6 +8,7 @@
 #include "common/log.h"
 #include "config_builders.h"
 #include "k8s/resource.h"
+#include "tidepool/contract.h"
 #include "tidepool/naming.h"
 #include "tidepool/node_view.h"
 #include "tidepool/pod_view.h"
@@ -102,7 +103,8 @@ absl::StatusOr<k8s::ReconcileResult> ConfigStep::Sync(const ClusterContext& clus
     if (!absl::IsInvalidArgument(rendered.status())) return rendered.status();  // retry
     // Bad input: said in the status; nothing to retry until the input changes.
     outcome.render_error = std::string(rendered.status().message());
-    Event(cluster, k8s::EventType::kWarning, "RenderFailed", "Render", outcome.render_error);
+    Event(cluster, k8s::EventType::kWarning, api::kRenderFailedReason, "Render",
+          outcome.render_error);
     return k8s::ReconcileResult{};
   }
   outcome.rendered = true;
@@ -140,7 +142,7 @@ absl::StatusOr<std::optional<absl::Time>> ConfigStep::EnsureConfigMap(
                                      {"hash", rendered.config_hash()},
                                      {"nodes", static_cast<int64_t>(rendered.nodes())},
                                      {"skipped", static_cast<int64_t>(skipped)}});
-  Event(cluster, k8s::EventType::kNormal, "ConfigRendered", "Render",
+  Event(cluster, k8s::EventType::kNormal, api::kConfigRenderedReason, "Render",
         absl::StrCat("wrote ", name, " with ", rendered.config_hash(), " (", rendered.nodes(),
                      " nodes)"));
   return std::optional<absl::Time>(now);
@@ -158,7 +160,7 @@ absl::StatusOr<k8s::ReconcileResult> ConfigStep::ReconfigureWhenPropagated(
     return reconfigured;  // retried with backoff, after the status says why
   }
   outcome.applied_hash = outcome.rendered_hash;
-  Event(cluster, k8s::EventType::kNormal, "Reconfigured", "Reconfigure",
+  Event(cluster, k8s::EventType::kNormal, api::kReconfiguredReason, "Reconfigure",
         absl::StrCat("Slurm reconfigured with ", outcome.rendered_hash));
   return k8s::ReconcileResult{};
 }

@@ -6,6 +6,7 @@
 #include "k8s/object_json.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
+#include "tidepool/contract.h"
 
 namespace tidepool::cluster {
 namespace {
@@ -20,12 +21,21 @@ void Put(JsonWriter& w, absl::string_view key, absl::string_view value) {
 std::vector<k8s::Condition> Conditions(const ClusterOutcome& outcome) {
   const ConfigOutcome& o = outcome.config;
   const int64_t generation = outcome.generation;
-  k8s::Condition rendered{.type = "ConfigRendered", .observed_generation = generation};
-  k8s::Condition ready{.type = "Ready", .observed_generation = generation};
+  k8s::Condition rendered{.type = api::kConfigRenderedCondition, .observed_generation = generation};
+  k8s::Condition ready{.type = api::kReadyCondition, .observed_generation = generation};
   if (!o.rendered) {
-    rendered = {"ConfigRendered", "False", "RenderFailed", o.render_error, "", generation};
-    ready = {"Ready", "False",   "RenderFailed", "the configuration cannot be rendered",
-             "",      generation};
+    rendered = {api::kConfigRenderedCondition,
+                "False",
+                api::kRenderFailedReason,
+                o.render_error,
+                "",
+                generation};
+    ready = {api::kReadyCondition,
+             "False",
+             api::kRenderFailedReason,
+             "the configuration cannot be rendered",
+             "",
+             generation};
     return {rendered, ready};
   }
   rendered.status = "True";

@@ -13,9 +13,6 @@
 
 namespace tidepool::nodeset {
 
-// builders.h writes the annotation the pod view reads: one name.
-static_assert(std::string_view(kTemplateHashAnnotation) == api::kTemplateHashAnnotation);
-
 ObservedPod ObservePod(const api::PodView& pod) {
   return {.name = pod.name,
           .uid = pod.uid,

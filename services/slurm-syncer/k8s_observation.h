@@ -16,11 +16,6 @@
 
 namespace tidepool::syncer {
 
-// Node annotation with the reason a person gave when cordoning, and the pod condition
-// the syncer keeps with the Slurm node's state (libs/tidepool/contract.h).
-using api::kCordonReasonAnnotation;
-inline constexpr const auto& kSlurmPodCondition = api::kSlurmNodeReadyCondition;
-
 using ConditionView = k8s::Condition;
 
 struct PodObservation {
@@ -37,7 +32,7 @@ struct PodObservation {
 struct NodeObservation {
   std::string name;
   bool unschedulable = false;
-  std::string cordon_reason;  // kCordonReasonAnnotation
+  std::string cordon_reason;  // api::kCordonReasonAnnotation
   std::map<std::string, std::string> annotations;
   std::map<std::string, ConditionView> conditions;  // by type
 };

@@ -7,6 +7,7 @@
 #include "k8s/object_json.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
+#include "tidepool/contract.h"
 #include "tidepool/naming.h"
 
 namespace tidepool::syncer {
@@ -17,7 +18,8 @@ using slurm::rest::NodeState;
 using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
 constexpr std::array<absl::string_view, 4> kSyncCausePrefixes = {
-    kPodNotReadyReason, kPodTerminatingReason, kCordonReasonPrefix, kNodeConditionReasonPrefix};
+    api::kPodNotReadyDrainReason, api::kPodTerminatingDrainReason, api::kCordonDrainReasonPrefix,
+    api::kNodeConditionDrainReasonPrefix};
 
 struct DesiredCondition {
   std::string type;
@@ -136,20 +138,20 @@ bool IsSyncCause(absl::string_view reason) {
 std::optional<std::string> DesiredDrainReason(const PodObservation& pod,
                                               const NodeObservation* node,
                                               const std::vector<std::string>& drain_conditions) {
-  if (pod.terminating) return std::string(kPodTerminatingReason);
+  if (pod.terminating) return std::string(api::kPodTerminatingDrainReason);
   if (node != nullptr && node->unschedulable) {
-    return absl::StrCat(kCordonReasonPrefix, ": ",
+    return absl::StrCat(api::kCordonDrainReasonPrefix, ": ",
                         node->cordon_reason.empty() ? "cordoned" : node->cordon_reason);
   }
   if (node != nullptr) {
     for (const std::string& type : drain_conditions) {
       auto it = node->conditions.find(type);
       if (it != node->conditions.end() && it->second.status == "True") {
-        return absl::StrCat(kNodeConditionReasonPrefix, type);
+        return absl::StrCat(api::kNodeConditionDrainReasonPrefix, type);
       }
     }
   }
-  if (!pod.ready) return std::string(kPodNotReadyReason);
+  if (!pod.ready) return std::string(api::kPodNotReadyDrainReason);
   return std::nullopt;
 }
 
@@ -185,7 +187,8 @@ std::optional<std::string> PodConditionApply(const PodObservation& pod, const No
                                              absl::Time now) {
   const std::string reason = SlurmStateReason(slurm);
   const bool ready = reason == "Idle" || reason == "Allocated" || reason == "Mixed";
-  const DesiredCondition condition{kSlurmPodCondition, ready, reason, StateMessage(slurm)};
+  const DesiredCondition condition{api::kSlurmNodeReadyCondition, ready, reason,
+                                   StateMessage(slurm)};
   if (SameCondition(pod.conditions, condition)) return std::nullopt;
   return ConditionsApplyBody("Pod", pod.ns, pod.name, pod.conditions, {condition}, now);
 }

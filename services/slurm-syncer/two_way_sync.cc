@@ -9,6 +9,7 @@
 #include "k8s/errors.h"
 #include "k8s/resource.h"
 #include "sync_policy.h"
+#include "tidepool/contract.h"
 #include "tidepool/naming.h"
 #include "tidepool/node_view.h"
 #include "tidepool/pod_view.h"
@@ -20,10 +21,10 @@ constexpr char kRequester[] = "two-way-sync";
 
 // A bounded label for a drain reason.
 const char* CauseOf(absl::string_view reason) {
-  if (absl::StartsWith(reason, kPodTerminatingReason)) return "pod_terminating";
-  if (absl::StartsWith(reason, kPodNotReadyReason)) return "pod_not_ready";
-  if (absl::StartsWith(reason, kCordonReasonPrefix)) return "cordon";
-  if (absl::StartsWith(reason, kNodeConditionReasonPrefix)) return "node_condition";
+  if (absl::StartsWith(reason, api::kPodTerminatingDrainReason)) return "pod_terminating";
+  if (absl::StartsWith(reason, api::kPodNotReadyDrainReason)) return "pod_not_ready";
+  if (absl::StartsWith(reason, api::kCordonDrainReasonPrefix)) return "cordon";
+  if (absl::StartsWith(reason, api::kNodeConditionDrainReasonPrefix)) return "node_condition";
   return "other";
 }
 
