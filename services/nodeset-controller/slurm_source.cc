@@ -1,12 +1,13 @@
 #include "slurm_source.h"
 
 #include <algorithm>
+#include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/grpc_channel.h"
 #include "common/grpc_status.h"
 #include "common/log.h"
-#include "grpcpp/create_channel.h"
 
 namespace tidepool::nodeset {
 namespace {
@@ -27,13 +28,17 @@ SyncerClient::SyncerClient(std::string address, absl::Duration call_timeout, com
       call_timeout_(call_timeout),
       clock_(clock),
       on_change_(std::move(on_change)) {
-  if (!address_.empty()) {
-    stub_ = tidepool::v1::SlurmSyncer::NewStub(
-        grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()));
+  if (address_.empty()) {
+    unreachable_reason_ = "no --syncer_address";
+    return;
   }
-  unreachable_reason_ = address_.empty()
-                            ? "no --syncer_address"
-                            : absl::StrCat("no snapshot from slurm-syncer ", address_, " yet");
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = common::MakeChannel(address_);
+  if (!channel.ok()) {
+    unreachable_reason_ = absl::StrCat("slurm-syncer ", address_, ": ", channel.status().message());
+    return;
+  }
+  stub_ = tidepool::v1::SlurmSyncer::NewStub(*std::move(channel));
+  unreachable_reason_ = absl::StrCat("no snapshot from slurm-syncer ", address_, " yet");
 }
 
 void SyncerClient::Start() {
