@@ -6,7 +6,7 @@
 #include "common/grpc_channel.h"
 #include "common/log.h"
 #include "controller.h"
-#include "controller_flags.h"
+#include "flags.h"
 #include "k8s/client_flags.h"
 #include "k8s/config.h"
 

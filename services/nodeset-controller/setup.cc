@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
 #include "controller.h"
-#include "controller_flags.h"
+#include "flags.h"
 #include "k8s/client_flags.h"
 #include "k8s/config.h"
 #include "k8s/leader_election.h"

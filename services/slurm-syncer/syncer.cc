@@ -12,7 +12,7 @@
 #include "node_drainer.h"
 #include "node_poller.h"
 #include "slurm_gateway.h"
-#include "syncer_flags.h"
+#include "flags.h"
 #include "syncer_service.h"
 #include "two_way_sync.h"
 

@@ -1,4 +1,4 @@
-#include "syncer_flags.h"
+#include "flags.h"
 
 #include <memory>
 #include <utility>
