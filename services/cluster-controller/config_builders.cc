@@ -10,12 +10,7 @@
 namespace tidepool::cluster {
 namespace {
 
-using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
-
-void Put(JsonWriter& w, absl::string_view key, absl::string_view value) {
-  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
-  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
-}
+using k8s::JsonWriter;
 
 std::string Annotation(absl::string_view config_map_json, const char* key) {
   absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(config_map_json, "ConfigMap");
@@ -34,29 +29,29 @@ std::string ConfigMapApplyBody(const v1::SlurmCluster& cluster, const v1::Render
   rapidjson::StringBuffer buffer;
   JsonWriter w(buffer);
   w.StartObject();
-  Put(w, "apiVersion", "v1");
-  Put(w, "kind", "ConfigMap");
+  k8s::WriteStringMember(w, "apiVersion", "v1");
+  k8s::WriteStringMember(w, "kind", "ConfigMap");
   w.Key("metadata");
   w.StartObject();
-  Put(w, "name", api::SlurmConfigMapName(meta.name()));
-  Put(w, "namespace", meta.namespace_());
+  k8s::WriteStringMember(w, "name", api::SlurmConfigMapName(meta.name()));
+  k8s::WriteStringMember(w, "namespace", meta.namespace_());
   w.Key("labels");
   w.StartObject();
-  Put(w, api::kComponentLabel, api::kSlurmConfigComponent);
-  Put(w, api::kClusterLabel, meta.name());
+  k8s::WriteStringMember(w, api::kComponentLabel, api::kSlurmConfigComponent);
+  k8s::WriteStringMember(w, api::kClusterLabel, meta.name());
   w.EndObject();
   w.Key("annotations");
   w.StartObject();
-  Put(w, api::kConfigHashAnnotation, rendered.config_hash());
-  Put(w, api::kConfigWrittenAtAnnotation, k8s::FormatMicroTime(written_at));
+  k8s::WriteStringMember(w, api::kConfigHashAnnotation, rendered.config_hash());
+  k8s::WriteStringMember(w, api::kConfigWrittenAtAnnotation, k8s::FormatMicroTime(written_at));
   w.EndObject();
   w.Key("ownerReferences");
   w.StartArray();
   w.StartObject();
-  Put(w, "apiVersion", api::kApiVersion);
-  Put(w, "kind", "SlurmCluster");
-  Put(w, "name", meta.name());
-  Put(w, "uid", meta.uid());
+  k8s::WriteStringMember(w, "apiVersion", api::kApiVersion);
+  k8s::WriteStringMember(w, "kind", "SlurmCluster");
+  k8s::WriteStringMember(w, "name", meta.name());
+  k8s::WriteStringMember(w, "uid", meta.uid());
   w.Key("controller");
   w.Bool(true);
   w.Key("blockOwnerDeletion");
@@ -66,7 +61,8 @@ std::string ConfigMapApplyBody(const v1::SlurmCluster& cluster, const v1::Render
   w.EndObject();
   w.Key("data");
   w.StartObject();
-  for (const v1::RenderedFile& file : rendered.files()) Put(w, file.name(), file.content());
+  for (const v1::RenderedFile& file : rendered.files())
+    k8s::WriteStringMember(w, file.name(), file.content());
   w.EndObject();
   w.EndObject();
   return buffer.GetString();

@@ -11,12 +11,7 @@
 namespace tidepool::cluster {
 namespace {
 
-using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
-
-void Put(JsonWriter& w, absl::string_view key, absl::string_view value) {
-  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
-  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
-}
+using k8s::JsonWriter;
 
 std::vector<k8s::Condition> Conditions(const ClusterOutcome& outcome) {
   const ConfigOutcome& o = outcome.config;
@@ -80,7 +75,7 @@ std::string StatusPatch(const ClusterOutcome& outcome, const ClusterStatusView& 
   w.StartObject();
   w.Key("observedGeneration");
   w.Int64(outcome.generation);
-  Put(w, "configHash", outcome.config.applied_hash);
+  k8s::WriteStringMember(w, "configHash", outcome.config.applied_hash);
   if (outcome.config.rendered) {
     w.Key("nodes");
     w.Int(outcome.config.nodes);
@@ -91,11 +86,12 @@ std::string StatusPatch(const ClusterOutcome& outcome, const ClusterStatusView& 
   w.StartArray();
   for (const k8s::Condition& c : Conditions(outcome)) {
     w.StartObject();
-    Put(w, "type", c.type);
-    Put(w, "status", c.status);
-    Put(w, "reason", c.reason);
-    Put(w, "message", c.message);
-    Put(w, "lastTransitionTime", k8s::TransitionTime(current.conditions, c, now));
+    k8s::WriteStringMember(w, "type", c.type);
+    k8s::WriteStringMember(w, "status", c.status);
+    k8s::WriteStringMember(w, "reason", c.reason);
+    k8s::WriteStringMember(w, "message", c.message);
+    k8s::WriteStringMember(w, "lastTransitionTime",
+                           k8s::TransitionTime(current.conditions, c, now));
     w.Key("observedGeneration");
     w.Int64(c.observed_generation);
     w.EndObject();

@@ -153,23 +153,17 @@ void WriteInt(rapidjson::Writer<rapidjson::StringBuffer>& out, const char* key, 
   out.Int64(value);
 }
 
-void WriteString(rapidjson::Writer<rapidjson::StringBuffer>& out, const char* key,
-                 const std::string& value) {
-  out.Key(key);
-  out.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
-}
-
 void WriteConditions(rapidjson::Writer<rapidjson::StringBuffer>& out, const NodeSetStatus& status) {
   out.Key("conditions");
   out.StartArray();
   for (const Condition& condition : status.conditions()) {
     out.StartObject();
-    WriteString(out, "type", condition.type());
-    WriteString(out, "status", condition.status());
-    WriteString(out, "reason", condition.reason());
-    WriteString(out, "message", condition.message());
+    k8s::WriteStringMember(out, "type", condition.type());
+    k8s::WriteStringMember(out, "status", condition.status());
+    k8s::WriteStringMember(out, "reason", condition.reason());
+    k8s::WriteStringMember(out, "message", condition.message());
     WriteInt(out, "observedGeneration", condition.observed_generation());
-    WriteString(out, "lastTransitionTime", condition.last_transition_time());
+    k8s::WriteStringMember(out, "lastTransitionTime", condition.last_transition_time());
     out.EndObject();
   }
   out.EndArray();
@@ -235,7 +229,7 @@ std::string StatusPatch(const NodeSetStatus& status) {
   WriteInt(out, "slurmIdle", status.slurm_idle());
   WriteInt(out, "slurmAllocated", status.slurm_allocated());
   WriteInt(out, "slurmDown", status.slurm_down());
-  WriteString(out, "selector", status.selector());
+  k8s::WriteStringMember(out, "selector", status.selector());
   WriteConditions(out, status);
   out.EndObject();
   out.EndObject();

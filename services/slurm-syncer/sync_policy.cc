@@ -13,9 +13,9 @@
 namespace tidepool::syncer {
 namespace {
 
+using k8s::JsonWriter;
 using slurm::rest::Node;
 using slurm::rest::NodeState;
-using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
 constexpr std::array<absl::string_view, 4> kSyncCausePrefixes = {
     api::kPodNotReadyDrainReason, api::kPodTerminatingDrainReason, api::kCordonDrainReasonPrefix,
@@ -38,11 +38,6 @@ bool SameCondition(const std::map<std::string, ConditionView>& current,
   return k8s::ConditionUnchanged(current, want.AsCondition());
 }
 
-void WriteString(JsonWriter& w, absl::string_view key, absl::string_view value) {
-  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
-  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
-}
-
 // {"apiVersion":"v1","kind":KIND,"metadata":{…},"status":{"conditions":[…]}}
 std::string ConditionsApplyBody(absl::string_view kind, absl::string_view ns,
                                 absl::string_view name,
@@ -51,12 +46,12 @@ std::string ConditionsApplyBody(absl::string_view kind, absl::string_view ns,
   rapidjson::StringBuffer buffer;
   JsonWriter w(buffer);
   w.StartObject();
-  WriteString(w, "apiVersion", "v1");
-  WriteString(w, "kind", kind);
+  k8s::WriteStringMember(w, "apiVersion", "v1");
+  k8s::WriteStringMember(w, "kind", kind);
   w.Key("metadata");
   w.StartObject();
-  WriteString(w, "name", name);
-  if (!ns.empty()) WriteString(w, "namespace", ns);
+  k8s::WriteStringMember(w, "name", name);
+  if (!ns.empty()) k8s::WriteStringMember(w, "namespace", ns);
   w.EndObject();
   w.Key("status");
   w.StartObject();
@@ -64,11 +59,12 @@ std::string ConditionsApplyBody(absl::string_view kind, absl::string_view ns,
   w.StartArray();
   for (const DesiredCondition& c : conditions) {
     w.StartObject();
-    WriteString(w, "type", c.type);
-    WriteString(w, "status", c.status ? "True" : "False");
-    WriteString(w, "reason", c.reason);
-    WriteString(w, "message", c.message);
-    WriteString(w, "lastTransitionTime", k8s::TransitionTime(current, c.AsCondition(), now));
+    k8s::WriteStringMember(w, "type", c.type);
+    k8s::WriteStringMember(w, "status", c.status ? "True" : "False");
+    k8s::WriteStringMember(w, "reason", c.reason);
+    k8s::WriteStringMember(w, "message", c.message);
+    k8s::WriteStringMember(w, "lastTransitionTime",
+                           k8s::TransitionTime(current, c.AsCondition(), now));
     w.EndObject();
   }
   w.EndArray();
