@@ -25,7 +25,7 @@ grpc::ClientContext* WithDeadline(grpc::ClientContext& context, absl::Time now,
 }  // namespace
 
 ConfigStep::ConfigStep(k8s::Client& client, v1::ConfigRenderer::StubInterface& renderer,
-                       v1::SlurmSyncer::StubInterface& syncer, ClusterInformers informers,
+                       api::SyncerClient& syncer, ClusterInformers informers,
                        k8s::EventRecorder& events, common::Clock* clock, ConfigStepOptions options,
                        prometheus::Family<prometheus::Counter>& reconfigures)
     : client_(client),
@@ -80,14 +80,10 @@ absl::StatusOr<v1::RenderResponse> ConfigStep::Render(const v1::RenderRequest& r
 }
 
 absl::Status ConfigStep::Reconfigure(const std::string& cause) {
-  grpc::ClientContext context;
   v1::ReconfigureRequest request;
   request.set_cause(cause);
-  v1::ReconfigureResponse response;
-  absl::Status status = common::FromGrpcStatus(
-      syncer_.Reconfigure(WithDeadline(context, clock_->Now(), options_.rpc_timeout), request,
-                          &response),
-      "slurm-syncer Reconfigure");
+  // The client's deadline is the loop's rpc_timeout (setup.cc).
+  absl::Status status = syncer_.Reconfigure(request);
   reconfigures_.Add({{"result", status.ok() ? "ok" : "error"}}).Increment();
   return status;
 }

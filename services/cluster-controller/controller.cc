@@ -65,10 +65,9 @@ std::string NodeNameOfPod(const k8s::CachedObject& pod) {
 
 // The steps of a cluster's sync, in order.
 std::vector<std::unique_ptr<ClusterStep>> Steps(
-    k8s::Client& client, v1::ConfigRenderer::StubInterface& renderer,
-    v1::SlurmSyncer::StubInterface& syncer, ClusterInformers informers, k8s::EventRecorder& events,
-    common::Clock* clock, const ConfigLoopOptions& options,
-    prometheus::Family<prometheus::Counter>& reconfigures) {
+    k8s::Client& client, v1::ConfigRenderer::StubInterface& renderer, api::SyncerClient& syncer,
+    ClusterInformers informers, k8s::EventRecorder& events, common::Clock* clock,
+    const ConfigLoopOptions& options, prometheus::Family<prometheus::Counter>& reconfigures) {
   std::vector<std::unique_ptr<ClusterStep>> steps;
   steps.push_back(
       std::make_unique<ConfigStep>(client, renderer, syncer, informers, events, clock,
@@ -84,7 +83,7 @@ std::vector<std::unique_ptr<ClusterStep>> Steps(
 
 ClusterController::ClusterController(k8s::Client& client,
                                      v1::ConfigRenderer::StubInterface& renderer,
-                                     v1::SlurmSyncer::StubInterface& syncer, common::Clock* clock,
+                                     api::SyncerClient& syncer, common::Clock* clock,
                                      ConfigLoopOptions options, prometheus::Registry& registry)
     : options_(std::move(options)),
       syncs_(prometheus::BuildCounter()

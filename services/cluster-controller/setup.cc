@@ -9,6 +9,7 @@
 #include "flags.h"
 #include "k8s/client_flags.h"
 #include "k8s/config.h"
+#include "tidepool/syncer_client.h"
 
 namespace tidepool::cluster {
 namespace {
@@ -17,7 +18,7 @@ namespace {
 struct Process {
   std::unique_ptr<k8s::Client> client;
   std::unique_ptr<v1::ConfigRenderer::Stub> renderer;
-  std::unique_ptr<v1::SlurmSyncer::Stub> syncer;
+  std::unique_ptr<api::SyncerClient> syncer;
   std::unique_ptr<ClusterController> loop;
 };
 
@@ -40,7 +41,8 @@ absl::Status SetUpClusterController(common::ServiceContext& context) {
       common::MakeChannel(settings->syncer_address);
   if (!syncer.ok()) return syncer.status();
   controller->renderer = v1::ConfigRenderer::NewStub(*std::move(renderer));
-  controller->syncer = v1::SlurmSyncer::NewStub(*std::move(syncer));
+  controller->syncer = std::make_unique<api::GrpcSyncerClient>(*std::move(syncer),
+                                                               settings->loop.rpc_timeout, clock);
   controller->loop = std::make_unique<ClusterController>(*controller->client, *controller->renderer,
                                                          *controller->syncer, clock, settings->loop,
                                                          context.metrics());

@@ -103,7 +103,7 @@ class Process {
   k8s::InformerFactory factory_;
   ControllerMetrics metrics_;
   k8s::EventRecorder recorder_;
-  SyncerClient slurm_;
+  SyncerSlurmSource slurm_;
   Informers informers_;
   std::unique_ptr<NodeSetController> controller_;
   std::unique_ptr<k8s::Leadership> leadership_;
