@@ -94,4 +94,9 @@ absl::StatusOr<absl::Time> ParseApiTime(absl::string_view text) {
   return time;
 }
 
+void WriteStringMember(JsonWriter& w, absl::string_view key, absl::string_view value) {
+  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
+}
+
 }  // namespace tidepool::k8s

@@ -10,6 +10,8 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "rapidjson/document.h"
+#include "rapidjson/stringbuffer.h"
+#include "rapidjson/writer.h"
 
 namespace tidepool::k8s {
 
@@ -25,6 +27,10 @@ bool BoolMember(const rapidjson::Value& object, const char* key);
 // object[key], created as an empty JSON object when missing or not an object.
 rapidjson::Value& ObjectMember(rapidjson::Value& object, const char* key,
                                rapidjson::Document::AllocatorType& allocator);
+// The writer request bodies (apply and merge-patch) are written with, and its most common
+// step: "key": "value", both copied (neither needs to outlive the call).
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+void WriteStringMember(JsonWriter& w, absl::string_view key, absl::string_view value);
 // Sets object[key] (replacing what was there).
 void SetMember(rapidjson::Value& object, const char* key, rapidjson::Value value,
                rapidjson::Document::AllocatorType& allocator);

@@ -38,6 +38,9 @@ inline constexpr char kDrainAnnotation[] = "tidepool.dev/drain";
 inline constexpr char kCordonReasonAnnotation[] = "tidepool.dev/cordon-reason";
 // ConfigMap annotation with the rendered configuration's content hash.
 inline constexpr char kConfigHashAnnotation[] = "tidepool.dev/config-hash";
+// ConfigMap annotation with when the cluster-controller wrote its current files (RFC
+// 3339): kept on the object so a new leader knows how long the files have propagated.
+inline constexpr char kConfigWrittenAtAnnotation[] = "tidepool.dev/config-written-at";
 
 // The node agent (tools/node-agent), which plays kubelet in test environments: pod
 // annotations a test sets to hold a pod not ready ("false") or its slurmd stopped
@@ -58,6 +61,8 @@ inline constexpr char kSlurmNodeReadyCondition[] = "tidepool.dev/SlurmNodeReady"
 inline constexpr char kSlurmDrainCondition[] = "SlurmDrain";
 inline constexpr char kSlurmCordonCondition[] = "SlurmCordon";
 inline constexpr char kSlurmNotRespondingCondition[] = "SlurmNotResponding";
+// SlurmCluster status conditions (with kReadyCondition).
+inline constexpr char kConfigRenderedCondition[] = "ConfigRendered";
 // NodeSet status conditions.
 inline constexpr char kAvailableCondition[] = "Available";
 inline constexpr char kProgressingCondition[] = "Progressing";

@@ -37,10 +37,31 @@ absl::StatusOr<NodeView> ParseNodeView(absl::string_view json, NodeModel model) 
   return node;
 }
 
-std::any NodeViewForCache(absl::string_view json) {
-  absl::StatusOr<NodeView> node = ParseNodeView(json);
+namespace {
+
+std::any ViewForCache(absl::string_view json, NodeModel model) {
+  absl::StatusOr<NodeView> node = ParseNodeView(json, model);
   if (!node.ok()) return {};
   return *std::move(node);
+}
+
+}  // namespace
+
+std::any NodeViewForCache(absl::string_view json) { return ViewForCache(json, NodeModel::kRead); }
+
+std::any NodeDrainViewForCache(absl::string_view json) {
+  return ViewForCache(json, NodeModel::kSkip);
+}
+
+absl::StatusOr<NodeView> NodeViewOf(const k8s::CachedObject& object, NodeModel model) {
+  if (const NodeView* view = object.ViewAs<NodeView>()) return *view;
+  return ParseNodeView(object.json, model);
+}
+
+absl::StatusOr<tidepool::v1::NodeInfo> NodeInfoOf(const k8s::CachedObject& object) {
+  const NodeView* view = object.ViewAs<NodeView>();
+  if (view != nullptr && !absl::IsFailedPrecondition(view->info.status())) return view->info;
+  return ParseNode(object.json);
 }
 
 }  // namespace tidepool::api

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "k8s/conditions.h"
+#include "k8s/informer.h"
 #include "tidepool/v1/meta.pb.h"
 
 namespace tidepool::api {
@@ -40,5 +41,17 @@ absl::StatusOr<NodeView> ParseNodeView(absl::string_view json, NodeModel model =
 // For k8s::InformerOptions::parse_view: the NodeView with its model read, or an empty
 // std::any when the Node cannot be read (readers then use the JSON).
 std::any NodeViewForCache(absl::string_view json);
+// The same without the model (NodeModel::kSkip), for a reader of the drain inputs only.
+std::any NodeDrainViewForCache(absl::string_view json);
+
+// A cached Node's view: the one its informer parsed when it stored the Node (parse_view =
+// NodeViewForCache), else parsed from its JSON now with `model` (an informer without
+// views, a test's). A stored view is returned as stored: whether it has the model is the
+// informer's parse_view's choice.
+absl::StatusOr<NodeView> NodeViewOf(const k8s::CachedObject& object,
+                                    NodeModel model = NodeModel::kRead);
+// A cached Node as the API model has it: the model its stored view holds, else read from
+// its JSON (without a view, or with one parsed with NodeModel::kSkip).
+absl::StatusOr<tidepool::v1::NodeInfo> NodeInfoOf(const k8s::CachedObject& object);
 
 }  // namespace tidepool::api

@@ -50,4 +50,9 @@ std::any PodViewForCache(absl::string_view json) {
   return *std::move(pod);
 }
 
+absl::StatusOr<PodView> PodViewOf(const k8s::CachedObject& object) {
+  if (const PodView* view = object.ViewAs<PodView>()) return *view;
+  return ParsePodView(object.json);
+}
+
 }  // namespace tidepool::api

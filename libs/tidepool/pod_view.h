@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "k8s/conditions.h"
+#include "k8s/informer.h"
 
 namespace tidepool::api {
 
@@ -43,5 +44,9 @@ absl::StatusOr<PodView> ParsePodView(absl::string_view json);
 // For k8s::InformerOptions::parse_view: the PodView, or an empty std::any when the pod
 // cannot be read (CachedObject::ViewAs<PodView>() is then null and readers use the JSON).
 std::any PodViewForCache(absl::string_view json);
+
+// A cached pod's view: the one its informer parsed when it stored the pod (parse_view =
+// PodViewForCache), else parsed from its JSON now (an informer without views, a test's).
+absl::StatusOr<PodView> PodViewOf(const k8s::CachedObject& object);
 
 }  // namespace tidepool::api

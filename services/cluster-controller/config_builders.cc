@@ -3,18 +3,14 @@
 #include "k8s/object_json.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
+#include "tidepool/contract.h"
 #include "tidepool/naming.h"
 #include "tidepool/resources.h"
 
 namespace tidepool::cluster {
 namespace {
 
-using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
-
-void Put(JsonWriter& w, absl::string_view key, absl::string_view value) {
-  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
-  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
-}
+using k8s::JsonWriter;
 
 std::string Annotation(absl::string_view config_map_json, const char* key) {
   absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(config_map_json, "ConfigMap");
@@ -33,29 +29,29 @@ std::string ConfigMapApplyBody(const v1::SlurmCluster& cluster, const v1::Render
   rapidjson::StringBuffer buffer;
   JsonWriter w(buffer);
   w.StartObject();
-  Put(w, "apiVersion", "v1");
-  Put(w, "kind", "ConfigMap");
+  k8s::WriteStringMember(w, "apiVersion", "v1");
+  k8s::WriteStringMember(w, "kind", "ConfigMap");
   w.Key("metadata");
   w.StartObject();
-  Put(w, "name", api::SlurmConfigMapName(meta.name()));
-  Put(w, "namespace", meta.namespace_());
+  k8s::WriteStringMember(w, "name", api::SlurmConfigMapName(meta.name()));
+  k8s::WriteStringMember(w, "namespace", meta.namespace_());
   w.Key("labels");
   w.StartObject();
-  Put(w, api::kComponentLabel, api::kSlurmConfigComponent);
-  Put(w, api::kClusterLabel, meta.name());
+  k8s::WriteStringMember(w, api::kComponentLabel, api::kSlurmConfigComponent);
+  k8s::WriteStringMember(w, api::kClusterLabel, meta.name());
   w.EndObject();
   w.Key("annotations");
   w.StartObject();
-  Put(w, api::kConfigHashAnnotation, rendered.config_hash());
-  Put(w, kConfigWrittenAtAnnotation, k8s::FormatMicroTime(written_at));
+  k8s::WriteStringMember(w, api::kConfigHashAnnotation, rendered.config_hash());
+  k8s::WriteStringMember(w, api::kConfigWrittenAtAnnotation, k8s::FormatMicroTime(written_at));
   w.EndObject();
   w.Key("ownerReferences");
   w.StartArray();
   w.StartObject();
-  Put(w, "apiVersion", api::kApiVersion);
-  Put(w, "kind", "SlurmCluster");
-  Put(w, "name", meta.name());
-  Put(w, "uid", meta.uid());
+  k8s::WriteStringMember(w, "apiVersion", api::kApiVersion);
+  k8s::WriteStringMember(w, "kind", "SlurmCluster");
+  k8s::WriteStringMember(w, "name", meta.name());
+  k8s::WriteStringMember(w, "uid", meta.uid());
   w.Key("controller");
   w.Bool(true);
   w.Key("blockOwnerDeletion");
@@ -65,7 +61,8 @@ std::string ConfigMapApplyBody(const v1::SlurmCluster& cluster, const v1::Render
   w.EndObject();
   w.Key("data");
   w.StartObject();
-  for (const v1::RenderedFile& file : rendered.files()) Put(w, file.name(), file.content());
+  for (const v1::RenderedFile& file : rendered.files())
+    k8s::WriteStringMember(w, file.name(), file.content());
   w.EndObject();
   w.EndObject();
   return buffer.GetString();
@@ -76,7 +73,7 @@ std::string ConfigMapHash(absl::string_view config_map_json) {
 }
 
 std::optional<absl::Time> ConfigMapWrittenAt(absl::string_view config_map_json) {
-  const std::string text = Annotation(config_map_json, kConfigWrittenAtAnnotation);
+  const std::string text = Annotation(config_map_json, api::kConfigWrittenAtAnnotation);
   if (text.empty()) return std::nullopt;
   absl::StatusOr<absl::Time> time = k8s::ParseApiTime(text);
   if (!time.ok()) return std::nullopt;

@@ -15,10 +15,6 @@
 
 namespace tidepool::cluster {
 
-// When the controller wrote the ConfigMap's current files (RFC 3339). Only the
-// cluster-controller reads it.
-inline constexpr char kConfigWrittenAtAnnotation[] = "tidepool.dev/config-written-at";
-
 // A server-side apply body for "<cluster>-slurm-config": the files as data, labels
 // tidepool.dev/component=slurm-config and tidepool.dev/cluster, the hash and written-at
 // annotations, and the SlurmCluster as controlling owner (so the ConfigMap goes when the

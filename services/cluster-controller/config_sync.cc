@@ -1,5 +1,6 @@
 #include "config_sync.h"
 
+#include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -7,7 +8,10 @@
 #include "common/log.h"
 #include "config_builders.h"
 #include "k8s/resource.h"
+#include "tidepool/contract.h"
 #include "tidepool/naming.h"
+#include "tidepool/node_view.h"
+#include "tidepool/pod_view.h"
 
 namespace tidepool::cluster {
 namespace {
@@ -21,7 +25,7 @@ grpc::ClientContext* WithDeadline(grpc::ClientContext& context, absl::Time now,
 }  // namespace
 
 ConfigStep::ConfigStep(k8s::Client& client, v1::ConfigRenderer::StubInterface& renderer,
-                       v1::SlurmSyncer::StubInterface& syncer, ClusterInformers informers,
+                       api::SyncerClient& syncer, ClusterInformers informers,
                        k8s::EventRecorder& events, common::Clock* clock, ConfigStepOptions options,
                        prometheus::Family<prometheus::Counter>& reconfigures)
     : client_(client),
@@ -45,8 +49,20 @@ ClusterObjects ConfigStep::Inputs(const k8s::CachedObject& cluster) {
   }
   for (const k8s::CachedObjectPtr& o :
        informers_.pods->ListByLabel(api::kClusterLabel, cluster.meta.name)) {
-    if (o->meta.ns == cluster.meta.ns) objects.pod_jsons.push_back(o->json);
+    if (o->meta.ns != cluster.meta.ns) continue;
+    // The view the informer parsed when it stored the pod; the JSON only without one.
+    if (const api::PodView* view = o->ViewAs<api::PodView>()) {
+      objects.pods.push_back(*view);
+    } else {
+      objects.pod_jsons.push_back(o->json);
+    }
   }
+  objects.node_view = [nodes = informers_.nodes](const std::string& name) {
+    k8s::CachedObjectPtr node = nodes->Get(name);
+    const api::NodeView* view = node != nullptr ? node->ViewAs<api::NodeView>() : nullptr;
+    // Shares the cached object's ownership: the view lives as long as the entry it is in.
+    return view != nullptr ? std::shared_ptr<const api::NodeView>(node, view) : nullptr;
+  };
   objects.node_json = [nodes = informers_.nodes](const std::string& name) {
     k8s::CachedObjectPtr node = nodes->Get(name);
     return node != nullptr ? node->json : std::string();
@@ -64,14 +80,10 @@ absl::StatusOr<v1::RenderResponse> ConfigStep::Render(const v1::RenderRequest& r
 }
 
 absl::Status ConfigStep::Reconfigure(const std::string& cause) {
-  grpc::ClientContext context;
   v1::ReconfigureRequest request;
   request.set_cause(cause);
-  v1::ReconfigureResponse response;
-  absl::Status status = common::FromGrpcStatus(
-      syncer_.Reconfigure(WithDeadline(context, clock_->Now(), options_.rpc_timeout), request,
-                          &response),
-      "slurm-syncer Reconfigure");
+  // The client's deadline is the loop's rpc_timeout (setup.cc).
+  absl::Status status = syncer_.Reconfigure(request);
   reconfigures_.Add({{"result", status.ok() ? "ok" : "error"}}).Increment();
   return status;
 }
@@ -87,7 +99,8 @@ absl::StatusOr<k8s::ReconcileResult> ConfigStep::Sync(const ClusterContext& clus
     if (!absl::IsInvalidArgument(rendered.status())) return rendered.status();  // retry
     // Bad input: said in the status; nothing to retry until the input changes.
     outcome.render_error = std::string(rendered.status().message());
-    Event(cluster, k8s::EventType::kWarning, "RenderFailed", "Render", outcome.render_error);
+    Event(cluster, k8s::EventType::kWarning, api::kRenderFailedReason, "Render",
+          outcome.render_error);
     return k8s::ReconcileResult{};
   }
   outcome.rendered = true;
@@ -125,7 +138,7 @@ absl::StatusOr<std::optional<absl::Time>> ConfigStep::EnsureConfigMap(
                                      {"hash", rendered.config_hash()},
                                      {"nodes", static_cast<int64_t>(rendered.nodes())},
                                      {"skipped", static_cast<int64_t>(skipped)}});
-  Event(cluster, k8s::EventType::kNormal, "ConfigRendered", "Render",
+  Event(cluster, k8s::EventType::kNormal, api::kConfigRenderedReason, "Render",
         absl::StrCat("wrote ", name, " with ", rendered.config_hash(), " (", rendered.nodes(),
                      " nodes)"));
   return std::optional<absl::Time>(now);
@@ -143,7 +156,7 @@ absl::StatusOr<k8s::ReconcileResult> ConfigStep::ReconfigureWhenPropagated(
     return reconfigured;  // retried with backoff, after the status says why
   }
   outcome.applied_hash = outcome.rendered_hash;
-  Event(cluster, k8s::EventType::kNormal, "Reconfigured", "Reconfigure",
+  Event(cluster, k8s::EventType::kNormal, api::kReconfiguredReason, "Reconfigure",
         absl::StrCat("Slurm reconfigured with ", outcome.rendered_hash));
   return k8s::ReconcileResult{};
 }

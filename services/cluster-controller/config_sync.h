@@ -18,8 +18,8 @@
 #include "prometheus/family.h"
 #include "render_inputs.h"
 #include "sync.h"
+#include "tidepool/syncer_client.h"
 #include "tidepool/v1/renderer.grpc.pb.h"
-#include "tidepool/v1/syncer.grpc.pb.h"
 
 namespace tidepool::cluster {
 
@@ -34,8 +34,8 @@ class ConfigStep : public ClusterStep {
  public:
   // Everything passed outlives the step.
   ConfigStep(k8s::Client& client, v1::ConfigRenderer::StubInterface& renderer,
-             v1::SlurmSyncer::StubInterface& syncer, ClusterInformers informers,
-             k8s::EventRecorder& events, common::Clock* clock, ConfigStepOptions options,
+             api::SyncerClient& syncer, ClusterInformers informers, k8s::EventRecorder& events,
+             common::Clock* clock, ConfigStepOptions options,
              prometheus::Family<prometheus::Counter>& reconfigures);
 
   const char* name() const override { return "config"; }
@@ -60,7 +60,7 @@ class ConfigStep : public ClusterStep {
 
   k8s::Client& client_;
   v1::ConfigRenderer::StubInterface& renderer_;
-  v1::SlurmSyncer::StubInterface& syncer_;
+  api::SyncerClient& syncer_;
   const ClusterInformers informers_;
   k8s::EventRecorder& events_;
   common::Clock* const clock_;

@@ -1,5 +1,7 @@
 #include "controller.h"
 
+#include <any>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -11,6 +13,8 @@
 #include "k8s/object_json.h"
 #include "k8s/resource.h"
 #include "tidepool/naming.h"
+#include "tidepool/node_view.h"
+#include "tidepool/pod_view.h"
 #include "tidepool/resource_types.h"
 #include "tidepool/resources.h"
 
@@ -19,14 +23,16 @@ namespace {
 
 constexpr char kService[] = "cluster-controller";
 
-k8s::InformerOptions Labelled(absl::string_view component) {
-  return {.label_selector = absl::StrCat(api::kComponentLabel, "=", component)};
+k8s::InformerOptions Labelled(absl::string_view component,
+                              std::function<std::any(absl::string_view)> parse_view = nullptr) {
+  return {.label_selector = absl::StrCat(api::kComponentLabel, "=", component),
+          .parse_view = std::move(parse_view)};
 }
 
 // What of a Node feeds the render: labels, allocatable, taints, unschedulable.
 bool RenderInputChanged(const k8s::CachedObjectPtr& before, const k8s::CachedObjectPtr& after) {
-  absl::StatusOr<v1::NodeInfo> a = api::ParseNode(before->json);
-  absl::StatusOr<v1::NodeInfo> b = api::ParseNode(after->json);
+  absl::StatusOr<v1::NodeInfo> a = api::NodeInfoOf(*before);
+  absl::StatusOr<v1::NodeInfo> b = api::NodeInfoOf(*after);
   if (!a.ok() || !b.ok()) return true;
   a->mutable_metadata()->clear_resource_version();
   b->mutable_metadata()->clear_resource_version();
@@ -53,18 +59,15 @@ std::string ClusterOfLabelled(const k8s::CachedObject& object) {
 }
 
 std::string NodeNameOfPod(const k8s::CachedObject& pod) {
-  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(pod.json, "pod");
-  if (!doc.ok()) return "";
-  const rapidjson::Value* spec = k8s::FindMember(*doc, "spec");
-  return spec != nullptr ? k8s::StringMember(*spec, "nodeName") : "";
+  absl::StatusOr<api::PodView> view = api::PodViewOf(pod);
+  return view.ok() ? view->node_name : "";
 }
 
 // The steps of a cluster's sync, in order.
 std::vector<std::unique_ptr<ClusterStep>> Steps(
-    k8s::Client& client, v1::ConfigRenderer::StubInterface& renderer,
-    v1::SlurmSyncer::StubInterface& syncer, ClusterInformers informers, k8s::EventRecorder& events,
-    common::Clock* clock, const ConfigLoopOptions& options,
-    prometheus::Family<prometheus::Counter>& reconfigures) {
+    k8s::Client& client, v1::ConfigRenderer::StubInterface& renderer, api::SyncerClient& syncer,
+    ClusterInformers informers, k8s::EventRecorder& events, common::Clock* clock,
+    const ConfigLoopOptions& options, prometheus::Family<prometheus::Counter>& reconfigures) {
   std::vector<std::unique_ptr<ClusterStep>> steps;
   steps.push_back(
       std::make_unique<ConfigStep>(client, renderer, syncer, informers, events, clock,
@@ -80,7 +83,7 @@ std::vector<std::unique_ptr<ClusterStep>> Steps(
 
 ClusterController::ClusterController(k8s::Client& client,
                                      v1::ConfigRenderer::StubInterface& renderer,
-                                     v1::SlurmSyncer::StubInterface& syncer, common::Clock* clock,
+                                     api::SyncerClient& syncer, common::Clock* clock,
                                      ConfigLoopOptions options, prometheus::Registry& registry)
     : options_(std::move(options)),
       syncs_(prometheus::BuildCounter()
@@ -93,8 +96,10 @@ ClusterController::ClusterController(k8s::Client& client,
                         .Register(registry)),
       clusters_(client, api::SlurmClusters(), options_.watch_namespace),
       node_sets_(client, api::NodeSets(), options_.watch_namespace),
-      pods_(client, k8s::Pods(), options_.watch_namespace, Labelled(api::kSlurmdComponent)),
-      nodes_(client, k8s::Nodes(), ""),
+      // Pods and Nodes are parsed to their views once, when stored, not on every sync.
+      pods_(client, k8s::Pods(), options_.watch_namespace,
+            Labelled(api::kSlurmdComponent, api::PodViewForCache)),
+      nodes_(client, k8s::Nodes(), "", {.parse_view = api::NodeViewForCache}),
       config_maps_(client, k8s::ConfigMaps(), options_.watch_namespace,
                    Labelled(api::kSlurmConfigComponent)),
       events_(client, {.reporting_controller = "tidepool.dev/cluster-controller",

@@ -28,8 +28,8 @@
 #include "prometheus/counter.h"
 #include "prometheus/registry.h"
 #include "sync.h"
+#include "tidepool/syncer_client.h"
 #include "tidepool/v1/renderer.grpc.pb.h"
-#include "tidepool/v1/syncer.grpc.pb.h"
 
 namespace tidepool::cluster {
 
@@ -49,8 +49,8 @@ class ClusterController {
  public:
   // `clock` (from setup) outlives the controller.
   ClusterController(k8s::Client& client, v1::ConfigRenderer::StubInterface& renderer,
-                    v1::SlurmSyncer::StubInterface& syncer, common::Clock* clock,
-                    ConfigLoopOptions options, prometheus::Registry& registry);
+                    api::SyncerClient& syncer, common::Clock* clock, ConfigLoopOptions options,
+                    prometheus::Registry& registry);
   ~ClusterController();
   ClusterController(const ClusterController&) = delete;
   ClusterController& operator=(const ClusterController&) = delete;

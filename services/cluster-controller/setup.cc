@@ -3,12 +3,13 @@
 #include <memory>
 #include <utility>
 
+#include "common/grpc_channel.h"
 #include "common/log.h"
 #include "controller.h"
-#include "controller_flags.h"
-#include "grpcpp/create_channel.h"
+#include "flags.h"
 #include "k8s/client_flags.h"
 #include "k8s/config.h"
+#include "tidepool/syncer_client.h"
 
 namespace tidepool::cluster {
 namespace {
@@ -17,7 +18,7 @@ namespace {
 struct Process {
   std::unique_ptr<k8s::Client> client;
   std::unique_ptr<v1::ConfigRenderer::Stub> renderer;
-  std::unique_ptr<v1::SlurmSyncer::Stub> syncer;
+  std::unique_ptr<api::SyncerClient> syncer;
   std::unique_ptr<ClusterController> loop;
 };
 
@@ -33,10 +34,15 @@ absl::Status SetUpClusterController(common::ServiceContext& context) {
   common::Clock* const clock = common::RealClock();
   auto controller = std::make_shared<Process>();
   controller->client = std::make_unique<k8s::Client>(*std::move(config), clock);
-  controller->renderer = v1::ConfigRenderer::NewStub(
-      grpc::CreateChannel(settings->renderer_address, grpc::InsecureChannelCredentials()));
-  controller->syncer = v1::SlurmSyncer::NewStub(
-      grpc::CreateChannel(settings->syncer_address, grpc::InsecureChannelCredentials()));
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> renderer =
+      common::MakeChannel(settings->renderer_address);
+  if (!renderer.ok()) return renderer.status();
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> syncer =
+      common::MakeChannel(settings->syncer_address);
+  if (!syncer.ok()) return syncer.status();
+  controller->renderer = v1::ConfigRenderer::NewStub(*std::move(renderer));
+  controller->syncer = std::make_unique<api::GrpcSyncerClient>(*std::move(syncer),
+                                                               settings->loop.rpc_timeout, clock);
   controller->loop = std::make_unique<ClusterController>(*controller->client, *controller->renderer,
                                                          *controller->syncer, clock, settings->loop,
                                                          context.metrics());

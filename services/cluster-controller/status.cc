@@ -6,26 +6,31 @@
 #include "k8s/object_json.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
+#include "tidepool/contract.h"
 
 namespace tidepool::cluster {
 namespace {
 
-using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
-
-void Put(JsonWriter& w, absl::string_view key, absl::string_view value) {
-  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
-  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
-}
+using k8s::JsonWriter;
 
 std::vector<k8s::Condition> Conditions(const ClusterOutcome& outcome) {
   const ConfigOutcome& o = outcome.config;
   const int64_t generation = outcome.generation;
-  k8s::Condition rendered{.type = "ConfigRendered", .observed_generation = generation};
-  k8s::Condition ready{.type = "Ready", .observed_generation = generation};
+  k8s::Condition rendered{.type = api::kConfigRenderedCondition, .observed_generation = generation};
+  k8s::Condition ready{.type = api::kReadyCondition, .observed_generation = generation};
   if (!o.rendered) {
-    rendered = {"ConfigRendered", "False", "RenderFailed", o.render_error, "", generation};
-    ready = {"Ready", "False",   "RenderFailed", "the configuration cannot be rendered",
-             "",      generation};
+    rendered = {api::kConfigRenderedCondition,
+                "False",
+                api::kRenderFailedReason,
+                o.render_error,
+                "",
+                generation};
+    ready = {api::kReadyCondition,
+             "False",
+             api::kRenderFailedReason,
+             "the configuration cannot be rendered",
+             "",
+             generation};
     return {rendered, ready};
   }
   rendered.status = "True";
@@ -70,7 +75,7 @@ std::string StatusPatch(const ClusterOutcome& outcome, const ClusterStatusView& 
   w.StartObject();
   w.Key("observedGeneration");
   w.Int64(outcome.generation);
-  Put(w, "configHash", outcome.config.applied_hash);
+  k8s::WriteStringMember(w, "configHash", outcome.config.applied_hash);
   if (outcome.config.rendered) {
     w.Key("nodes");
     w.Int(outcome.config.nodes);
@@ -81,11 +86,12 @@ std::string StatusPatch(const ClusterOutcome& outcome, const ClusterStatusView& 
   w.StartArray();
   for (const k8s::Condition& c : Conditions(outcome)) {
     w.StartObject();
-    Put(w, "type", c.type);
-    Put(w, "status", c.status);
-    Put(w, "reason", c.reason);
-    Put(w, "message", c.message);
-    Put(w, "lastTransitionTime", k8s::TransitionTime(current.conditions, c, now));
+    k8s::WriteStringMember(w, "type", c.type);
+    k8s::WriteStringMember(w, "status", c.status);
+    k8s::WriteStringMember(w, "reason", c.reason);
+    k8s::WriteStringMember(w, "message", c.message);
+    k8s::WriteStringMember(w, "lastTransitionTime",
+                           k8s::TransitionTime(current.conditions, c, now));
     w.Key("observedGeneration");
     w.Int64(c.observed_generation);
     w.EndObject();

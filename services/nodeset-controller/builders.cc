@@ -11,6 +11,7 @@
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
 #include "slurm/conf/content_hash.h"
+#include "tidepool/contract.h"
 #include "tidepool/naming.h"
 
 namespace tidepool::nodeset {
@@ -77,7 +78,7 @@ void BuildMetadata(const rapidjson::Value* template_metadata, const rapidjson::D
   SetString(labels, api::kNodeSetLabel, k8s::StringMember(*ns_metadata, "name"), a);
   SetString(labels, api::kSlurmNodeLabel, inputs.slurm_name, a);
   SetString(labels, api::kComponentLabel, api::kSlurmdComponent, a);
-  SetString(metadata["annotations"], kTemplateHashAnnotation, inputs.template_hash, a);
+  SetString(metadata["annotations"], api::kTemplateHashAnnotation, inputs.template_hash, a);
 }
 
 // The slurmd container: the template's, or a new one when the template has none.

@@ -12,7 +12,6 @@ namespace tidepool::nodeset {
 // Pod annotation: the hash of spec.template + spec.slurm the pod was built from; a pod
 // whose hash differs from the NodeSet's is outdated and is replaced by the update
 // strategy.
-inline constexpr char kTemplateHashAnnotation[] = "tidepool.dev/template-hash";
 inline constexpr char kSlurmdContainer[] = "slurmd";
 
 // "sha256:<hex>" over spec.template and spec.slurm of a NodeSet's JSON, independent of

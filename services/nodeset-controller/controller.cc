@@ -6,6 +6,7 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "status.h"
 #include "tidepool/naming.h"
+#include "tidepool/node_view.h"
 #include "tidepool/resources.h"
 
 namespace tidepool::nodeset {
@@ -17,8 +18,8 @@ std::string Key(const std::string& ns, const std::string& name) { return ns + "/
 // taints, schedulability, allocatable), not merely its heartbeat or conditions.
 bool FeasibilityInputsChanged(const k8s::CachedObjectPtr& before,
                               const k8s::CachedObjectPtr& after) {
-  absl::StatusOr<tidepool::v1::NodeInfo> old_node = api::ParseNode(before->json);
-  absl::StatusOr<tidepool::v1::NodeInfo> new_node = api::ParseNode(after->json);
+  absl::StatusOr<tidepool::v1::NodeInfo> old_node = api::NodeInfoOf(*before);
+  absl::StatusOr<tidepool::v1::NodeInfo> new_node = api::NodeInfoOf(*after);
   if (!old_node.ok() || !new_node.ok()) return true;
   old_node->mutable_metadata()->clear_resource_version();
   new_node->mutable_metadata()->clear_resource_version();

@@ -13,9 +13,6 @@
 
 namespace tidepool::nodeset {
 
-// builders.h writes the annotation the pod view reads: one name.
-static_assert(std::string_view(kTemplateHashAnnotation) == api::kTemplateHashAnnotation);
-
 ObservedPod ObservePod(const api::PodView& pod) {
   return {.name = pod.name,
           .uid = pod.uid,
@@ -23,6 +20,11 @@ ObservedPod ObservePod(const api::PodView& pod) {
           .template_hash = pod.template_hash,
           .ready = pod.ready,
           .deleting = pod.deleting};
+}
+
+absl::StatusOr<ObservedPod> ObservePod(const k8s::CachedObject& pod) {
+  if (const api::PodView* view = pod.ViewAs<api::PodView>()) return ObservePod(*view);
+  return ObservePod(pod.json);
 }
 
 absl::StatusOr<ObservedPod> ObservePod(absl::string_view pod_json) {

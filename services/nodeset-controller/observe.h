@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "k8s/informer.h"
 #include "plan.h"
 #include "tidepool/pod_view.h"
 #include "tidepool/v1/meta.pb.h"
@@ -16,8 +17,10 @@
 
 namespace tidepool::nodeset {
 
-// A slurmd pod as the plan sees it: from its view, or from its JSON (parsed to the view).
+// A slurmd pod as the plan sees it: from its view, from the informer's cached object (the
+// view its informer parsed once, api::PodViewOf), or from its JSON (parsed to the view).
 ObservedPod ObservePod(const api::PodView& pod);
+absl::StatusOr<ObservedPod> ObservePod(const k8s::CachedObject& pod);
 absl::StatusOr<ObservedPod> ObservePod(absl::string_view pod_json);
 
 // The Nodes `node_set` may use: PlanMembers over the NodeSets of its cluster with their

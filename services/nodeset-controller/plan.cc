@@ -7,18 +7,20 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/strip.h"
+#include "tidepool/contract.h"
 #include "tidepool/naming.h"
 
 namespace tidepool::nodeset {
 namespace {
 
 bool HasOurDrain(const tidepool::v1::SlurmNode& node) {
-  return node.drain() && (node.reason() == kScaleInReason || node.reason() == kUpdateReason);
+  return node.drain() &&
+         (node.reason() == api::kScaleInDrainReason || node.reason() == api::kUpdateDrainReason);
 }
 
 bool BeingUpdated(const ObservedPod& pod, const SlurmView& slurm) {
   const tidepool::v1::SlurmNode* node = slurm.Find(pod.name);
-  return node != nullptr && node->drain() && node->reason() == kUpdateReason;
+  return node != nullptr && node->drain() && node->reason() == api::kUpdateDrainReason;
 }
 
 // What the pods on the NodeSet's Nodes amount to: at most one live pod per feasible
@@ -130,7 +132,7 @@ void AddNodeLabel(const std::string& node_name, const std::string& slurm_name,
 }  // namespace
 
 const char* DrainReasonFor(DeletionCause cause) {
-  return cause == DeletionCause::kUpdate ? kUpdateReason : kScaleInReason;
+  return cause == DeletionCause::kUpdate ? api::kUpdateDrainReason : api::kScaleInDrainReason;
 }
 
 const char* DeletionCauseName(DeletionCause cause) {

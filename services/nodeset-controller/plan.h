@@ -14,10 +14,6 @@
 
 namespace tidepool::nodeset {
 
-// Drain reasons this controller owns (the syncer lets it clear only these).
-inline constexpr char kScaleInReason[] = "k8s: scale-in";
-inline constexpr char kUpdateReason[] = "k8s: update";
-
 // A slurmd pod of the NodeSet as the cache shows it.
 struct ObservedPod {
   std::string name;  // = the Slurm node name

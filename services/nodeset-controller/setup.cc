@@ -6,12 +6,14 @@
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
 #include "controller.h"
-#include "controller_flags.h"
+#include "flags.h"
 #include "k8s/client_flags.h"
 #include "k8s/config.h"
 #include "k8s/leader_election.h"
 #include "k8s/leadership.h"
 #include "tidepool/naming.h"
+#include "tidepool/node_view.h"
+#include "tidepool/pod_view.h"
 #include "tidepool/resource_types.h"
 
 namespace tidepool::nodeset {
@@ -39,11 +41,14 @@ class Process {
                  controller_->OnSlurmChange(names, all);
                }) {
     const std::string& ns = options_.watch_namespace;
+    // Pods and Nodes are parsed to their views once, when the informer stores them, so a
+    // sync (which reads every Node and the cluster's pods) parses none.
     informers_ = {.node_sets = &factory_.For(api::NodeSets(), ns),
-                  .nodes = &factory_.For(k8s::Nodes()),
+                  .nodes = &factory_.For(k8s::Nodes(), "", {.parse_view = api::NodeViewForCache}),
                   .pods = &factory_.For(k8s::Pods(), ns,
                                         {.label_selector = absl::StrCat(api::kComponentLabel, "=",
-                                                                        api::kSlurmdComponent)}),
+                                                                        api::kSlurmdComponent),
+                                         .parse_view = api::PodViewForCache}),
                   .clusters = &factory_.For(api::SlurmClusters(), ns)};
     controller_ =
         std::make_unique<NodeSetController>(SyncContext{.client = &client_,
@@ -98,7 +103,7 @@ class Process {
   k8s::InformerFactory factory_;
   ControllerMetrics metrics_;
   k8s::EventRecorder recorder_;
-  SyncerClient slurm_;
+  SyncerSlurmSource slurm_;
   Informers informers_;
   std::unique_ptr<NodeSetController> controller_;
   std::unique_ptr<k8s::Leadership> leadership_;

@@ -1,12 +1,12 @@
 #include "slurm_source.h"
 
 #include <algorithm>
+#include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/grpc_status.h"
+#include "common/grpc_channel.h"
 #include "common/log.h"
-#include "grpcpp/create_channel.h"
 
 namespace tidepool::nodeset {
 namespace {
@@ -21,41 +21,66 @@ constexpr absl::Duration kMaxBackoff = absl::Seconds(10);
 
 }  // namespace
 
-SyncerClient::SyncerClient(std::string address, absl::Duration call_timeout, common::Clock* clock,
-                           SlurmChangeHandler on_change)
-    : address_(std::move(address)),
-      call_timeout_(call_timeout),
-      clock_(clock),
-      on_change_(std::move(on_change)) {
-  if (!address_.empty()) {
-    stub_ = tidepool::v1::SlurmSyncer::NewStub(
-        grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()));
+namespace {
+
+// A gRPC client for `address`, or null (always unreachable) without one or when no channel
+// can be opened to it (logged: the address is the operator's to fix).
+std::unique_ptr<api::SyncerClient> GrpcClientFor(const std::string& address,
+                                                 absl::Duration call_timeout,
+                                                 common::Clock* clock) {
+  if (address.empty()) return nullptr;
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = common::MakeChannel(address);
+  if (!channel.ok()) {
+    common::LogError("syncer_channel_failed", {{"address", address}, {"error", channel.status()}});
+    return nullptr;
   }
-  unreachable_reason_ = address_.empty()
-                            ? "no --syncer_address"
+  return std::make_unique<api::GrpcSyncerClient>(*std::move(channel), call_timeout, clock);
+}
+
+absl::Status NoClient(const std::string& address) {
+  return absl::UnavailableError(address.empty()
+                                    ? "no --syncer_address"
+                                    : absl::StrCat("no channel to slurm-syncer ", address));
+}
+
+}  // namespace
+
+SyncerSlurmSource::SyncerSlurmSource(std::string address, absl::Duration call_timeout,
+                                     common::Clock* clock, SlurmChangeHandler on_change)
+    : SyncerSlurmSource(GrpcClientFor(address, call_timeout, clock), address, clock,
+                        std::move(on_change)) {}
+
+SyncerSlurmSource::SyncerSlurmSource(std::unique_ptr<api::SyncerClient> syncer, std::string address,
+                                     common::Clock* clock, SlurmChangeHandler on_change)
+    : address_(std::move(address)),
+      clock_(clock),
+      on_change_(std::move(on_change)),
+      syncer_(std::move(syncer)) {
+  unreachable_reason_ = syncer_ == nullptr
+                            ? std::string(NoClient(address_).message())
                             : absl::StrCat("no snapshot from slurm-syncer ", address_, " yet");
 }
 
-void SyncerClient::Start() {
-  if (stub_ == nullptr || thread_.joinable()) return;
+void SyncerSlurmSource::Start() {
+  if (syncer_ == nullptr || thread_.joinable()) return;
   thread_ = std::thread([this] { WatchLoop(); });
 }
 
-void SyncerClient::Stop() {
+void SyncerSlurmSource::Stop() {
   {
     absl::MutexLock lock(&mutex_);
     stopping_ = true;
-    if (stream_context_ != nullptr) stream_context_->TryCancel();
+    if (stream_ != nullptr) stream_->Cancel();
   }
   if (thread_.joinable()) thread_.join();
 }
 
-bool SyncerClient::reachable() {
+bool SyncerSlurmSource::reachable() {
   absl::MutexLock lock(&mutex_);
   return reachable_;
 }
 
-SlurmView SyncerClient::View(const std::vector<std::string>& names) {
+SlurmView SyncerSlurmSource::View(const std::vector<std::string>& names) {
   absl::MutexLock lock(&mutex_);
   SlurmView view;
   view.reachable = reachable_;
@@ -66,14 +91,14 @@ SlurmView SyncerClient::View(const std::vector<std::string>& names) {
   return view;
 }
 
-bool SyncerClient::WaitUnlessStopped(absl::Duration duration) {
+bool SyncerSlurmSource::WaitUnlessStopped(absl::Duration duration) {
   absl::MutexLock lock(&mutex_);
   auto stopping = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) { return stopping_; };
   mutex_.AwaitWithTimeout(absl::Condition(&stopping), duration);
   return !stopping_;
 }
 
-void SyncerClient::WatchLoop() {
+void SyncerSlurmSource::WatchLoop() {
   absl::Duration backoff = kFirstBackoff;
   while (true) {
     const absl::Time started = clock_->Now();
@@ -86,25 +111,36 @@ void SyncerClient::WatchLoop() {
   }
 }
 
-std::string SyncerClient::WatchOnce() {
-  grpc::ClientContext context;
+std::string SyncerSlurmSource::WatchOnce() {
+  std::unique_ptr<api::NodeWatchStream> stream = syncer_->WatchNodes();
+  if (stream == nullptr) return "no watch stream";
+  bool stopped = false;
   {
     absl::MutexLock lock(&mutex_);
-    if (stopping_) return "stopped";
-    stream_context_ = &context;
-    snapshot_.clear();
+    stopped = stopping_;
+    if (!stopped) {
+      stream_ = stream.get();
+      snapshot_.clear();
+    }
   }
-  std::unique_ptr<grpc::ClientReader<WatchNodesResponse>> reader =
-      stub_->WatchNodes(&context, tidepool::v1::WatchNodesRequest());
+  if (stopped) {
+    // Stop came between opening the stream and registering it: end the call cleanly.
+    stream->Cancel();
+    WatchNodesResponse ignored;
+    while (stream->Read(ignored)) {
+    }
+    (void)stream->Finish();
+    return "stopped";
+  }
   WatchNodesResponse message;
-  while (reader->Read(&message)) Apply(message);
-  const grpc::Status status = reader->Finish();
+  while (stream->Read(message)) Apply(message);
+  const absl::Status status = stream->Finish();
   absl::MutexLock lock(&mutex_);
-  stream_context_ = nullptr;
-  return status.ok() ? "watch ended" : status.error_message();
+  stream_ = nullptr;
+  return status.ok() ? "watch ended" : std::string(status.message());
 }
 
-void SyncerClient::Apply(const WatchNodesResponse& message) {
+void SyncerSlurmSource::Apply(const WatchNodesResponse& message) {
   std::vector<std::string> changed;
   bool all = false;
   {
@@ -146,7 +182,7 @@ void SyncerClient::Apply(const WatchNodesResponse& message) {
   if (all || !changed.empty()) on_change_(changed, all);
 }
 
-void SyncerClient::SetUnreachable(std::string reason) {
+void SyncerSlurmSource::SetUnreachable(std::string reason) {
   bool was_reachable = false;
   {
     absl::MutexLock lock(&mutex_);
@@ -160,39 +196,32 @@ void SyncerClient::SetUnreachable(std::string reason) {
   }
 }
 
-std::unique_ptr<grpc::ClientContext> SyncerClient::CallContext() const {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(absl::ToChronoTime(clock_->Now() + call_timeout_));
-  return context;
-}
-
-uint64_t SyncerClient::WatchVersionLocked(const std::string& name) const {
+uint64_t SyncerSlurmSource::WatchVersionLocked(const std::string& name) const {
   auto it = watch_versions_.find(name);
   return watch_epoch_ + (it != watch_versions_.end() ? it->second : 0);
 }
 
-absl::StatusOr<SlurmNode> SyncerClient::Update(const UpdateNodeRequest& request) {
-  if (stub_ == nullptr) return absl::UnavailableError("no --syncer_address");
+absl::StatusOr<SlurmNode> SyncerSlurmSource::Update(const UpdateNodeRequest& request) {
+  if (syncer_ == nullptr) return NoClient(address_);
   uint64_t version_before = 0;
   {
     absl::MutexLock lock(&mutex_);
     version_before = WatchVersionLocked(request.name());
   }
-  tidepool::v1::UpdateNodeResponse response;
-  const grpc::Status status = stub_->UpdateNode(CallContext().get(), request, &response);
-  if (!status.ok())
-    return common::FromGrpcStatus(status, absl::StrCat("UpdateNode ", request.name()));
+  absl::StatusOr<tidepool::v1::UpdateNodeResponse> response = syncer_->UpdateNode(request);
+  if (!response.ok()) return response.status();
   // The next sync sees the new state without waiting for the watch, unless the watch
   // brought this node meanwhile: its state may be newer than the reply, and a stale
   // reply written over it would stay until the node's next change in Slurm.
   absl::MutexLock lock(&mutex_);
   if (WatchVersionLocked(request.name()) == version_before) {
-    nodes_[response.node().name()] = response.node();
+    nodes_[response->node().name()] = response->node();
   }
-  return response.node();
+  return response->node();
 }
 
-absl::StatusOr<SlurmNode> SyncerClient::Drain(const std::string& name, const std::string& reason) {
+absl::StatusOr<SlurmNode> SyncerSlurmSource::Drain(const std::string& name,
+                                                   const std::string& reason) {
   UpdateNodeRequest request;
   request.set_name(name);
   request.set_action(UpdateNodeRequest::DRAIN);
@@ -200,8 +229,8 @@ absl::StatusOr<SlurmNode> SyncerClient::Drain(const std::string& name, const std
   return Update(request);
 }
 
-absl::StatusOr<SlurmNode> SyncerClient::Undrain(const std::string& name,
-                                                const std::string& if_reason) {
+absl::StatusOr<SlurmNode> SyncerSlurmSource::Undrain(const std::string& name,
+                                                     const std::string& if_reason) {
   UpdateNodeRequest request;
   request.set_name(name);
   request.set_action(UpdateNodeRequest::UNDRAIN);
@@ -209,16 +238,15 @@ absl::StatusOr<SlurmNode> SyncerClient::Undrain(const std::string& name,
   return Update(request);
 }
 
-absl::StatusOr<std::optional<SlurmNode>> SyncerClient::Fresh(const std::string& name) {
-  if (stub_ == nullptr) return absl::UnavailableError("no --syncer_address");
+absl::StatusOr<std::optional<SlurmNode>> SyncerSlurmSource::Fresh(const std::string& name) {
+  if (syncer_ == nullptr) return NoClient(address_);
   tidepool::v1::GetNodesRequest request;
   request.set_fresh(true);
   request.add_names(name);
-  tidepool::v1::GetNodesResponse response;
-  const grpc::Status status = stub_->GetNodes(CallContext().get(), request, &response);
-  if (status.error_code() == grpc::StatusCode::NOT_FOUND) return std::nullopt;
-  if (!status.ok()) return common::FromGrpcStatus(status, absl::StrCat("GetNodes ", name));
-  for (const SlurmNode& node : response.nodes()) {
+  absl::StatusOr<tidepool::v1::GetNodesResponse> response = syncer_->GetNodes(request);
+  if (absl::IsNotFound(response.status())) return std::nullopt;
+  if (!response.ok()) return response.status();
+  for (const SlurmNode& node : response->nodes()) {
     if (node.name() == name) return node;
   }
   return std::nullopt;

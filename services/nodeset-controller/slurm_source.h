@@ -1,7 +1,7 @@
 #pragma once
 
-// Slurm as the controller sees it, through slurm-syncer's gRPC API only: a view kept
-// current by WatchNodes, and drains/undrains/fresh reads by UpdateNode and GetNodes.
+// Slurm as the controller sees it, through slurm-syncer only (api::SyncerClient): a view
+// kept current by WatchNodes, and drains/undrains/fresh reads by UpdateNode and GetNodes.
 
 #include <cstdint>
 #include <functional>
@@ -17,9 +17,9 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/clock.h"
-#include "grpcpp/client_context.h"
 #include "plan.h"
-#include "tidepool/v1/syncer.grpc.pb.h"
+#include "tidepool/syncer_client.h"
+#include "tidepool/v1/syncer.pb.h"
 
 namespace tidepool::nodeset {
 
@@ -41,15 +41,18 @@ class SlurmSource {
 // (a new snapshot, Slurm or the syncer lost or found again).
 using SlurmChangeHandler = std::function<void(const std::vector<std::string>& names, bool all)>;
 
-class SyncerClient : public SlurmSource {
+class SyncerSlurmSource : public SlurmSource {
  public:
   // `address` host:port of slurm-syncer's gRPC server ("" = none: always unreachable).
-  // `clock` outlives the client.
-  SyncerClient(std::string address, absl::Duration call_timeout, common::Clock* clock,
-               SlurmChangeHandler on_change);
-  ~SyncerClient() override { Stop(); }
-  SyncerClient(const SyncerClient&) = delete;
-  SyncerClient& operator=(const SyncerClient&) = delete;
+  // `clock` outlives the source.
+  SyncerSlurmSource(std::string address, absl::Duration call_timeout, common::Clock* clock,
+                    SlurmChangeHandler on_change);
+  // Over a given client (null: always unreachable); `address` only names it in messages.
+  SyncerSlurmSource(std::unique_ptr<api::SyncerClient> syncer, std::string address,
+                    common::Clock* clock, SlurmChangeHandler on_change);
+  ~SyncerSlurmSource() override { Stop(); }
+  SyncerSlurmSource(const SyncerSlurmSource&) = delete;
+  SyncerSlurmSource& operator=(const SyncerSlurmSource&) = delete;
 
   // Watches on a thread of its own, reconnecting with backoff.
   void Start();
@@ -71,17 +74,15 @@ class SyncerClient : public SlurmSource {
   void Apply(const tidepool::v1::WatchNodesResponse& message);
   void SetUnreachable(std::string reason);
   absl::StatusOr<tidepool::v1::SlurmNode> Update(const tidepool::v1::UpdateNodeRequest& request);
-  std::unique_ptr<grpc::ClientContext> CallContext() const;
   bool WaitUnlessStopped(absl::Duration duration);
   // Grows whenever the watch brings `name` (or a new snapshot): an UpdateNode reply is
   // kept only when it did not grow during the call.
   uint64_t WatchVersionLocked(const std::string& name) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   const std::string address_;
-  const absl::Duration call_timeout_;
   common::Clock* const clock_;
   const SlurmChangeHandler on_change_;
-  std::unique_ptr<tidepool::v1::SlurmSyncer::Stub> stub_;
+  std::unique_ptr<api::SyncerClient> syncer_;
 
   absl::Mutex mutex_;
   std::map<std::string, tidepool::v1::SlurmNode> nodes_ ABSL_GUARDED_BY(mutex_);
@@ -90,7 +91,7 @@ class SyncerClient : public SlurmSource {
   uint64_t watch_epoch_ ABSL_GUARDED_BY(mutex_) = 0;
   bool reachable_ ABSL_GUARDED_BY(mutex_) = false;
   std::string unreachable_reason_ ABSL_GUARDED_BY(mutex_);
-  grpc::ClientContext* stream_context_ ABSL_GUARDED_BY(mutex_) = nullptr;
+  api::NodeWatchStream* stream_ ABSL_GUARDED_BY(mutex_) = nullptr;
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
   std::thread thread_;
 };

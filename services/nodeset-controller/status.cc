@@ -12,6 +12,7 @@
 #include "k8s/object_json.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
+#include "tidepool/contract.h"
 
 namespace tidepool::nodeset {
 namespace {
@@ -103,18 +104,18 @@ std::string ProgressMessage(const Plan& plan) {
 Condition ProgressingCondition(const StatusInputs& inputs) {
   const Plan& plan = *inputs.plan;
   if (!inputs.pod_error.empty()) {
-    return MakeCondition(inputs, kProgressingCondition, false, "PodTemplateInvalid",
+    return MakeCondition(inputs, api::kProgressingCondition, false, "PodTemplateInvalid",
                          inputs.pod_error);
   }
   if (plan.Settled()) {
-    return MakeCondition(inputs, kProgressingCondition, false, "Reconciled",
+    return MakeCondition(inputs, api::kProgressingCondition, false, "Reconciled",
                          absl::StrCat(plan.desired, " pods current"));
   }
   std::string reason = "Reconciling";
   if (CountSteps(plan, DeletionStep::kBlocked) > 0) {
-    reason = "DeletionBlocked";
+    reason = api::kDeletionBlockedReason;
   } else if (CountSteps(plan, DeletionStep::kWaitForJobs) > 0) {
-    reason = "WaitingForJobs";
+    reason = api::kWaitingForJobsReason;
   } else if (!plan.creates.empty()) {
     reason = "CreatingPods";
   } else if (!plan.deletions.empty()) {
@@ -122,28 +123,28 @@ Condition ProgressingCondition(const StatusInputs& inputs) {
   } else if (plan.outdated > 0) {
     reason = "RollingUpdate";
   }
-  return MakeCondition(inputs, kProgressingCondition, true, reason, ProgressMessage(plan));
+  return MakeCondition(inputs, api::kProgressingCondition, true, reason, ProgressMessage(plan));
 }
 
 Condition AvailableCondition(const StatusInputs& inputs, int unavailable) {
   if (unavailable == 0) {
     return MakeCondition(
-        inputs, kAvailableCondition, true, "AllPodsReady",
+        inputs, api::kAvailableCondition, true, "AllPodsReady",
         absl::StrCat(inputs.plan->desired, " of ", inputs.plan->desired, " desired pods ready"));
   }
   return MakeCondition(
-      inputs, kAvailableCondition, false, "PodsUnavailable",
+      inputs, api::kAvailableCondition, false, "PodsUnavailable",
       absl::StrCat(unavailable, " of ", inputs.plan->desired, " desired pods not ready"));
 }
 
 Condition SlurmCondition(const StatusInputs& inputs) {
   const SlurmView& slurm = *inputs.observed->slurm;
   if (slurm.reachable) {
-    return MakeCondition(inputs, kSlurmUnreachableCondition, false, "SyncerConnected",
+    return MakeCondition(inputs, api::kSlurmUnreachableCondition, false, "SyncerConnected",
                          "Slurm node state is current");
   }
   return MakeCondition(
-      inputs, kSlurmUnreachableCondition, true, "SyncerUnavailable",
+      inputs, api::kSlurmUnreachableCondition, true, "SyncerUnavailable",
       absl::StrCat(slurm.unreachable_reason, "; no pod is deleted until Slurm can be seen"));
 }
 
@@ -152,23 +153,17 @@ void WriteInt(rapidjson::Writer<rapidjson::StringBuffer>& out, const char* key, 
   out.Int64(value);
 }
 
-void WriteString(rapidjson::Writer<rapidjson::StringBuffer>& out, const char* key,
-                 const std::string& value) {
-  out.Key(key);
-  out.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
-}
-
 void WriteConditions(rapidjson::Writer<rapidjson::StringBuffer>& out, const NodeSetStatus& status) {
   out.Key("conditions");
   out.StartArray();
   for (const Condition& condition : status.conditions()) {
     out.StartObject();
-    WriteString(out, "type", condition.type());
-    WriteString(out, "status", condition.status());
-    WriteString(out, "reason", condition.reason());
-    WriteString(out, "message", condition.message());
+    k8s::WriteStringMember(out, "type", condition.type());
+    k8s::WriteStringMember(out, "status", condition.status());
+    k8s::WriteStringMember(out, "reason", condition.reason());
+    k8s::WriteStringMember(out, "message", condition.message());
     WriteInt(out, "observedGeneration", condition.observed_generation());
-    WriteString(out, "lastTransitionTime", condition.last_transition_time());
+    k8s::WriteStringMember(out, "lastTransitionTime", condition.last_transition_time());
     out.EndObject();
   }
   out.EndArray();
@@ -234,7 +229,7 @@ std::string StatusPatch(const NodeSetStatus& status) {
   WriteInt(out, "slurmIdle", status.slurm_idle());
   WriteInt(out, "slurmAllocated", status.slurm_allocated());
   WriteInt(out, "slurmDown", status.slurm_down());
-  WriteString(out, "selector", status.selector());
+  k8s::WriteStringMember(out, "selector", status.selector());
   WriteConditions(out, status);
   out.EndObject();
   out.EndObject();

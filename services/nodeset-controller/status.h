@@ -15,10 +15,6 @@
 
 namespace tidepool::nodeset {
 
-inline constexpr char kAvailableCondition[] = "Available";
-inline constexpr char kProgressingCondition[] = "Progressing";
-inline constexpr char kSlurmUnreachableCondition[] = "SlurmUnreachable";
-
 struct StatusInputs {
   std::string node_set_name;
   int64_t generation = 0;

@@ -14,7 +14,9 @@
 #include "observe.h"
 #include "plan.h"
 #include "status.h"
+#include "tidepool/contract.h"
 #include "tidepool/naming.h"
+#include "tidepool/node_view.h"
 #include "tidepool/resource_types.h"
 #include "tidepool/resources.h"
 
@@ -96,7 +98,8 @@ class NodeSetSync {
     std::vector<tidepool::v1::NodeInfo> nodes;
     for (const k8s::CachedObjectPtr& object : context_.informers.nodes->List()) {
       if (object->meta.deleting) continue;
-      absl::StatusOr<tidepool::v1::NodeInfo> node = api::ParseNode(object->json);
+      // The model its informer read when it stored the Node (parse_view), not re-read here.
+      absl::StatusOr<tidepool::v1::NodeInfo> node = api::NodeInfoOf(*object);
       if (node.ok()) nodes.push_back(*std::move(node));
     }
     return nodes;
@@ -108,7 +111,7 @@ class NodeSetSync {
     for (const k8s::CachedObjectPtr& object : context_.informers.pods->ListByLabel(
              api::kClusterLabel, node_set_.spec().cluster_ref().name())) {
       if (object->meta.ns != ns() || object->meta.deleting) continue;
-      absl::StatusOr<ObservedPod> pod = ObservePod(object->json);
+      absl::StatusOr<ObservedPod> pod = ObservePod(*object);
       if (pod.ok() && !pod->node_name.empty()) hosting.insert(pod->node_name);
     }
     return hosting;
@@ -121,7 +124,7 @@ class NodeSetSync {
          context_.informers.pods->ListByLabel(api::kNodeSetLabel, name())) {
       if (object->meta.ns != ns() || !k8s::IsControlledByUid(object->json, cached_->meta.uid))
         continue;
-      absl::StatusOr<ObservedPod> pod = ObservePod(object->json);
+      absl::StatusOr<ObservedPod> pod = ObservePod(*object);
       if (pod.ok()) pods.push_back(*std::move(pod));
     }
     return pods;
@@ -146,7 +149,7 @@ class NodeSetSync {
           k8s::Nodes(), "", label.node_name, SlurmNodeLabelPatch(label.slurm_name),
           {.field_manager = context_.field_manager});
       if (!patched.ok()) {
-        Event(EventType::kWarning, "FailedLabelNode", "Label",
+        Event(EventType::kWarning, api::kFailedLabelNodeReason, "Label",
               absl::StrCat("could not label Node ", label.node_name, " ", api::kSlurmNodeLabel, "=",
                            label.slurm_name, ": ", patched.status().message()));
         Fail(patched.status());
@@ -173,7 +176,7 @@ class NodeSetSync {
                                                   .template_hash = input_.template_hash});
       if (!pod.ok()) {
         pod_error_ = std::string(pod.status().message());
-        Event(EventType::kWarning, "FailedCreate", "Create",
+        Event(EventType::kWarning, api::kFailedCreateReason, "Create",
               absl::StrCat("cannot build pod ", create.slurm_name, ": ", pod_error_));
         return;  // the same error for every pod; the spec must change first
       }
@@ -186,10 +189,10 @@ class NodeSetSync {
         context_.client->Create(k8s::Pods(), ns(), pod, {.field_manager = context_.field_manager});
     if (created.ok()) {
       context_.metrics->CountPodCreated();
-      Event(EventType::kNormal, "SuccessfulCreate", "Create",
+      Event(EventType::kNormal, api::kSuccessfulCreateReason, "Create",
             absl::StrCat("created pod ", create.slurm_name, " on Node ", create.node_name));
     } else if (!absl::IsAlreadyExists(created.status())) {  // the cache lags our own create
-      Event(EventType::kWarning, "FailedCreate", "Create",
+      Event(EventType::kWarning, api::kFailedCreateReason, "Create",
             absl::StrCat("pod ", create.slurm_name, " on Node ", create.node_name, ": ",
                          created.status().message()));
       Fail(created.status());
@@ -200,7 +203,7 @@ class NodeSetSync {
     const char* cause = DeletionCauseName(deletion.cause);
     switch (deletion.step) {
       case DeletionStep::kBlocked:
-        Event(EventType::kWarning, "DeletionBlocked", "Delete",
+        Event(EventType::kWarning, api::kDeletionBlockedReason, "Delete",
               absl::StrCat("not deleting pod ", deletion.pod, " (", cause,
                            "): ", slurm_view_.unreachable_reason));
         return;
@@ -208,7 +211,7 @@ class NodeSetSync {
         RequestDrain(deletion);
         return;
       case DeletionStep::kWaitForJobs:
-        Event(EventType::kNormal, "WaitingForJobs", "Delete",
+        Event(EventType::kNormal, api::kWaitingForJobsReason, "Delete",
               absl::StrCat("pod ", deletion.pod, " (", cause,
                            ") waits until the jobs on Slurm node ", deletion.pod, " end"));
         return;
@@ -222,13 +225,13 @@ class NodeSetSync {
     const char* reason = DrainReasonFor(deletion.cause);
     absl::StatusOr<tidepool::v1::SlurmNode> node = context_.slurm->Drain(deletion.pod, reason);
     if (!node.ok()) {
-      Event(EventType::kWarning, "FailedDrain", "Drain",
+      Event(EventType::kWarning, api::kFailedDrainReason, "Drain",
             absl::StrCat("could not drain Slurm node ", deletion.pod, " (", reason,
                          "): ", node.status().message(), "; pod kept"));
       return;  // retried on the requeue; a drain someone else set also ends in drained
     }
     context_.metrics->CountDrainRequested(DeletionCauseName(deletion.cause));
-    Event(EventType::kNormal, "DrainRequested", "Drain",
+    Event(EventType::kNormal, api::kDrainRequestedReason, "Drain",
           absl::StrCat("drained Slurm node ", deletion.pod, " (\"", reason,
                        "\"); its pod is deleted once no job runs there"));
   }
@@ -238,7 +241,7 @@ class NodeSetSync {
     absl::StatusOr<std::optional<tidepool::v1::SlurmNode>> fresh =
         context_.slurm->Fresh(deletion.pod);
     if (!fresh.ok()) {
-      Event(EventType::kWarning, "DeletionBlocked", "Delete",
+      Event(EventType::kWarning, api::kDeletionBlockedReason, "Delete",
             absl::StrCat("not deleting pod ", deletion.pod, ": ", fresh.status().message()));
       return;
     }
@@ -249,13 +252,13 @@ class NodeSetSync {
     absl::StatusOr<std::string> deleted = context_.client->Delete(
         k8s::Pods(), ns(), deletion.pod, {.precondition_uid = deletion.uid});
     if (!deleted.ok() && !absl::IsNotFound(deleted.status())) {
-      Event(EventType::kWarning, "FailedDelete", "Delete",
+      Event(EventType::kWarning, api::kFailedDeleteReason, "Delete",
             absl::StrCat("pod ", deletion.pod, ": ", deleted.status().message()));
       Fail(deleted.status());
       return;
     }
     context_.metrics->CountPodDeleted(DeletionCauseName(deletion.cause));
-    Event(EventType::kNormal, "SuccessfulDelete", "Delete",
+    Event(EventType::kNormal, api::kSuccessfulDeleteReason, "Delete",
           absl::StrCat("deleted pod ", deletion.pod, " (", DeletionCauseName(deletion.cause),
                        fresh->has_value() ? ") after Slurm node drained idle" : ") not in Slurm"));
   }
@@ -265,13 +268,13 @@ class NodeSetSync {
       absl::StatusOr<tidepool::v1::SlurmNode> node =
           context_.slurm->Undrain(undrain.slurm_name, undrain.if_reason);
       if (!node.ok()) {
-        Event(EventType::kWarning, "FailedUndrain", "Undrain",
+        Event(EventType::kWarning, api::kFailedUndrainReason, "Undrain",
               absl::StrCat("could not clear \"", undrain.if_reason, "\" on Slurm node ",
                            undrain.slurm_name, ": ", node.status().message()));
         continue;
       }
       context_.metrics->CountUndrain();
-      Event(EventType::kNormal, "Undrained", "Undrain",
+      Event(EventType::kNormal, api::kUndrainedReason, "Undrain",
             absl::StrCat("cleared our drain \"", undrain.if_reason, "\" on Slurm node ",
                          undrain.slurm_name, ": its pod is ready and current"));
     }
@@ -316,7 +319,7 @@ absl::StatusOr<SyncResult> SyncNodeSet(const SyncContext& context, const std::st
     common::LogWarn("nodeset_invalid", {{"nodeset", key}, {"error", node_set.status()}});
     absl::StatusOr<k8s::ObjectReference> ref = k8s::ReferenceTo(cached->json);
     if (ref.ok()) {
-      context.events->Record(*ref, EventType::kWarning, "InvalidSpec", "Sync",
+      context.events->Record(*ref, EventType::kWarning, api::kInvalidSpecReason, "Sync",
                              node_set.status().message());
     }
     return SyncResult{};

@@ -2,6 +2,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "tidepool/contract.h"
 
 namespace tidepool::syncer {
 namespace {
@@ -18,9 +19,10 @@ std::string DescribeReason(const Node& node) {
 }
 
 absl::Status NotOwned(const Node& node, absl::string_view verb) {
-  return absl::FailedPreconditionError(absl::StrCat(
-      "node ", node.name, " has ", DescribeReason(node), "; the syncer ", verb,
-      " only reasons that start with \"", kOwnedReasonPrefix, "\" (set force to override)"));
+  return absl::FailedPreconditionError(
+      absl::StrCat("node ", node.name, " has ", DescribeReason(node), "; the syncer ", verb,
+                   " only reasons that start with \"", api::kTidepoolDrainReasonPrefix,
+                   "\" (set force to override)"));
 }
 
 absl::StatusOr<std::optional<NodeUpdate>> PlanDrain(const Node& current,
@@ -50,7 +52,7 @@ absl::StatusOr<std::optional<NodeUpdate>> PlanUndrain(const Node& current,
 }  // namespace
 
 bool IsOwnedReason(absl::string_view reason) {
-  return absl::StartsWith(reason, kOwnedReasonPrefix);
+  return absl::StartsWith(reason, api::kTidepoolDrainReasonPrefix);
 }
 
 bool ReasonActive(const Node& node) {
@@ -72,9 +74,10 @@ absl::Status ValidateDrainRequest(const DrainRequest& request) {
         return absl::InvalidArgumentError("reason: required to drain a node");
       }
       if (!IsOwnedReason(request.reason) && !request.force) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "reason \"", request.reason, "\" does not start with \"", kOwnedReasonPrefix,
-            "\": the syncer drains with its own reasons (set force to use another)"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("reason \"", request.reason, "\" does not start with \"",
+                         api::kTidepoolDrainReasonPrefix,
+                         "\": the syncer drains with its own reasons (set force to use another)"));
       }
       if (!request.if_reason.empty()) {
         return absl::InvalidArgumentError("if_reason: only for UNDRAIN");

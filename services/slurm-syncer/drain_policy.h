@@ -15,8 +15,6 @@
 
 namespace tidepool::syncer {
 
-inline constexpr absl::string_view kOwnedReasonPrefix = api::kTidepoolDrainReasonPrefix;
-
 // True for reasons the syncer made ("k8s: cordon: maintenance").
 bool IsOwnedReason(absl::string_view reason);
 

@@ -23,6 +23,18 @@ NodeObservation ObserveNode(api::NodeView node) {
           .conditions = std::move(node.conditions)};
 }
 
+absl::StatusOr<PodObservation> ObservePod(const k8s::CachedObject& pod) {
+  absl::StatusOr<api::PodView> view = api::PodViewOf(pod);
+  if (!view.ok()) return view.status();
+  return ObservePod(*std::move(view));
+}
+
+absl::StatusOr<NodeObservation> ObserveNode(const k8s::CachedObject& node) {
+  absl::StatusOr<api::NodeView> view = api::NodeViewOf(node, api::NodeModel::kSkip);
+  if (!view.ok()) return view.status();
+  return ObserveNode(*std::move(view));
+}
+
 absl::StatusOr<PodObservation> ObservePod(absl::string_view json) {
   absl::StatusOr<api::PodView> pod = api::ParsePodView(json);
   if (!pod.ok()) return pod.status();

@@ -9,16 +9,12 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "k8s/conditions.h"
+#include "k8s/informer.h"
 #include "tidepool/contract.h"
 #include "tidepool/node_view.h"
 #include "tidepool/pod_view.h"
 
 namespace tidepool::syncer {
-
-// Node annotation with the reason a person gave when cordoning, and the pod condition
-// the syncer keeps with the Slurm node's state (libs/tidepool/contract.h).
-using api::kCordonReasonAnnotation;
-inline constexpr const auto& kSlurmPodCondition = api::kSlurmNodeReadyCondition;
 
 using ConditionView = k8s::Condition;
 
@@ -36,13 +32,17 @@ struct PodObservation {
 struct NodeObservation {
   std::string name;
   bool unschedulable = false;
-  std::string cordon_reason;  // kCordonReasonAnnotation
+  std::string cordon_reason;  // api::kCordonReasonAnnotation
   std::map<std::string, std::string> annotations;
   std::map<std::string, ConditionView> conditions;  // by type
 };
 
 PodObservation ObservePod(api::PodView pod);
 NodeObservation ObserveNode(api::NodeView node);
+// The same from the informers' cached objects: the views their informers parsed once
+// when storing them (parse_view), else parsed from their JSON.
+absl::StatusOr<PodObservation> ObservePod(const k8s::CachedObject& pod);
+absl::StatusOr<NodeObservation> ObserveNode(const k8s::CachedObject& node);
 // The same from the objects' JSON (parsed to their views).
 absl::StatusOr<PodObservation> ObservePod(absl::string_view json);
 absl::StatusOr<NodeObservation> ObserveNode(absl::string_view json);

@@ -1,5 +1,5 @@
 #include "common/service_runner.h"
-#include "syncer.h"
+#include "setup.h"
 
 int main(int argc, char** argv) {
   return tidepool::common::RunService(
@@ -7,5 +7,5 @@ int main(int argc, char** argv) {
       {.name = "slurm-syncer",
        .summary = "Keeps Slurm and Kubernetes in agreement about nodes; the only client of "
                   "slurmrestd. Serves Slurm node state, drains and job operations over gRPC.",
-       .setup = tidepool::syncer::SetUpSyncer});
+       .setup = tidepool::syncer::SetUpSlurmSyncer});
 }

@@ -7,17 +7,19 @@
 #include "k8s/object_json.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
+#include "tidepool/contract.h"
 #include "tidepool/naming.h"
 
 namespace tidepool::syncer {
 namespace {
 
+using k8s::JsonWriter;
 using slurm::rest::Node;
 using slurm::rest::NodeState;
-using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
 constexpr std::array<absl::string_view, 4> kSyncCausePrefixes = {
-    kPodNotReadyReason, kPodTerminatingReason, kCordonReasonPrefix, kNodeConditionReasonPrefix};
+    api::kPodNotReadyDrainReason, api::kPodTerminatingDrainReason, api::kCordonDrainReasonPrefix,
+    api::kNodeConditionDrainReasonPrefix};
 
 struct DesiredCondition {
   std::string type;
@@ -36,11 +38,6 @@ bool SameCondition(const std::map<std::string, ConditionView>& current,
   return k8s::ConditionUnchanged(current, want.AsCondition());
 }
 
-void WriteString(JsonWriter& w, absl::string_view key, absl::string_view value) {
-  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
-  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
-}
-
 // {"apiVersion":"v1","kind":KIND,"metadata":{…},"status":{"conditions":[…]}}
 std::string ConditionsApplyBody(absl::string_view kind, absl::string_view ns,
                                 absl::string_view name,
@@ -49,12 +46,12 @@ std::string ConditionsApplyBody(absl::string_view kind, absl::string_view ns,
   rapidjson::StringBuffer buffer;
   JsonWriter w(buffer);
   w.StartObject();
-  WriteString(w, "apiVersion", "v1");
-  WriteString(w, "kind", kind);
+  k8s::WriteStringMember(w, "apiVersion", "v1");
+  k8s::WriteStringMember(w, "kind", kind);
   w.Key("metadata");
   w.StartObject();
-  WriteString(w, "name", name);
-  if (!ns.empty()) WriteString(w, "namespace", ns);
+  k8s::WriteStringMember(w, "name", name);
+  if (!ns.empty()) k8s::WriteStringMember(w, "namespace", ns);
   w.EndObject();
   w.Key("status");
   w.StartObject();
@@ -62,11 +59,12 @@ std::string ConditionsApplyBody(absl::string_view kind, absl::string_view ns,
   w.StartArray();
   for (const DesiredCondition& c : conditions) {
     w.StartObject();
-    WriteString(w, "type", c.type);
-    WriteString(w, "status", c.status ? "True" : "False");
-    WriteString(w, "reason", c.reason);
-    WriteString(w, "message", c.message);
-    WriteString(w, "lastTransitionTime", k8s::TransitionTime(current, c.AsCondition(), now));
+    k8s::WriteStringMember(w, "type", c.type);
+    k8s::WriteStringMember(w, "status", c.status ? "True" : "False");
+    k8s::WriteStringMember(w, "reason", c.reason);
+    k8s::WriteStringMember(w, "message", c.message);
+    k8s::WriteStringMember(w, "lastTransitionTime",
+                           k8s::TransitionTime(current, c.AsCondition(), now));
     w.EndObject();
   }
   w.EndArray();
@@ -136,20 +134,20 @@ bool IsSyncCause(absl::string_view reason) {
 std::optional<std::string> DesiredDrainReason(const PodObservation& pod,
                                               const NodeObservation* node,
                                               const std::vector<std::string>& drain_conditions) {
-  if (pod.terminating) return std::string(kPodTerminatingReason);
+  if (pod.terminating) return std::string(api::kPodTerminatingDrainReason);
   if (node != nullptr && node->unschedulable) {
-    return absl::StrCat(kCordonReasonPrefix, ": ",
+    return absl::StrCat(api::kCordonDrainReasonPrefix, ": ",
                         node->cordon_reason.empty() ? "cordoned" : node->cordon_reason);
   }
   if (node != nullptr) {
     for (const std::string& type : drain_conditions) {
       auto it = node->conditions.find(type);
       if (it != node->conditions.end() && it->second.status == "True") {
-        return absl::StrCat(kNodeConditionReasonPrefix, type);
+        return absl::StrCat(api::kNodeConditionDrainReasonPrefix, type);
       }
     }
   }
-  if (!pod.ready) return std::string(kPodNotReadyReason);
+  if (!pod.ready) return std::string(api::kPodNotReadyDrainReason);
   return std::nullopt;
 }
 
@@ -185,7 +183,8 @@ std::optional<std::string> PodConditionApply(const PodObservation& pod, const No
                                              absl::Time now) {
   const std::string reason = SlurmStateReason(slurm);
   const bool ready = reason == "Idle" || reason == "Allocated" || reason == "Mixed";
-  const DesiredCondition condition{kSlurmPodCondition, ready, reason, StateMessage(slurm)};
+  const DesiredCondition condition{api::kSlurmNodeReadyCondition, ready, reason,
+                                   StateMessage(slurm)};
   if (SameCondition(pod.conditions, condition)) return std::nullopt;
   return ConditionsApplyBody("Pod", pod.ns, pod.name, pod.conditions, {condition}, now);
 }

@@ -25,13 +25,6 @@
 
 namespace tidepool::syncer {
 
-// The drain reasons the two-way sync makes (libs/tidepool/contract.h).
-inline constexpr const auto& kPodNotReadyReason = api::kPodNotReadyDrainReason;
-inline constexpr const auto& kPodTerminatingReason = api::kPodTerminatingDrainReason;
-// Followed by ": <cordon reason>" and by "<condition type>".
-inline constexpr const auto& kCordonReasonPrefix = api::kCordonDrainReasonPrefix;
-inline constexpr const auto& kNodeConditionReasonPrefix = api::kNodeConditionDrainReasonPrefix;
-
 // True for the reasons the two-way sync makes (and so may clear).
 bool IsSyncCause(absl::string_view reason);
 

@@ -9,7 +9,10 @@
 #include "k8s/errors.h"
 #include "k8s/resource.h"
 #include "sync_policy.h"
+#include "tidepool/contract.h"
 #include "tidepool/naming.h"
+#include "tidepool/node_view.h"
+#include "tidepool/pod_view.h"
 
 namespace tidepool::syncer {
 namespace {
@@ -18,16 +21,22 @@ constexpr char kRequester[] = "two-way-sync";
 
 // A bounded label for a drain reason.
 const char* CauseOf(absl::string_view reason) {
-  if (absl::StartsWith(reason, kPodTerminatingReason)) return "pod_terminating";
-  if (absl::StartsWith(reason, kPodNotReadyReason)) return "pod_not_ready";
-  if (absl::StartsWith(reason, kCordonReasonPrefix)) return "cordon";
-  if (absl::StartsWith(reason, kNodeConditionReasonPrefix)) return "node_condition";
+  if (absl::StartsWith(reason, api::kPodTerminatingDrainReason)) return "pod_terminating";
+  if (absl::StartsWith(reason, api::kPodNotReadyDrainReason)) return "pod_not_ready";
+  if (absl::StartsWith(reason, api::kCordonDrainReasonPrefix)) return "cordon";
+  if (absl::StartsWith(reason, api::kNodeConditionDrainReasonPrefix)) return "node_condition";
   return "other";
 }
 
+// Pods and Nodes are parsed to their views once, when the informers store them, so a sync
+// (one per Slurm node and direction) parses neither.
 k8s::InformerOptions SlurmdPods() {
-  return {.label_selector = absl::StrCat(api::kComponentLabel, "=", api::kSlurmdComponent)};
+  return {.label_selector = absl::StrCat(api::kComponentLabel, "=", api::kSlurmdComponent),
+          .parse_view = api::PodViewForCache};
 }
+
+// The drain inputs only: the two-way sync does not read taints or allocatable.
+k8s::InformerOptions DrainInputsOfNodes() { return {.parse_view = api::NodeDrainViewForCache}; }
 
 }  // namespace
 
@@ -59,7 +68,7 @@ TwoWaySync::TwoWaySync(k8s::Client& client, NodeFeed& feed, NodeDrainer& drainer
       options_(std::move(options)),
       metrics_(std::make_unique<Metrics>(registry)),
       pods_(client, k8s::Pods(), options_.pod_namespace, SlurmdPods()),
-      nodes_(client, k8s::Nodes(), ""),
+      nodes_(client, k8s::Nodes(), "", DrainInputsOfNodes()),
       to_slurm_reconciler_(*this, Direction::kToSlurm),
       to_kubernetes_reconciler_(*this, Direction::kToKubernetes),
       to_slurm_(to_slurm_reconciler_, clock_, RuntimeOptions(Direction::kToSlurm)),
@@ -142,7 +151,7 @@ void TwoWaySync::EnqueueAll() {
 
 void TwoWaySync::WatchPods() {
   auto on_pod = [this](const k8s::CachedObjectPtr& object, bool gone) {
-    absl::StatusOr<PodObservation> pod = ObservePod(object->json);
+    absl::StatusOr<PodObservation> pod = ObservePod(*object);
     if (!pod.ok()) return;
     {
       absl::MutexLock lock(&mutex_);
@@ -229,11 +238,11 @@ absl::StatusOr<std::optional<TwoWaySync::Observed>> TwoWaySync::Observe(
   std::optional<slurm::rest::Node> slurm = feed_.Get(slurm_node);
   std::vector<k8s::CachedObjectPtr> pods = pods_.ListByLabel(api::kSlurmNodeLabel, slurm_node);
   if (!slurm.has_value() || pods.empty()) return std::nullopt;
-  absl::StatusOr<PodObservation> pod = ObservePod(pods.front()->json);
+  absl::StatusOr<PodObservation> pod = ObservePod(*pods.front());
   if (!pod.ok()) return pod.status();
   Observed observed{.slurm = *std::move(slurm), .pod = *std::move(pod)};
   if (k8s::CachedObjectPtr cached = nodes_.Get(observed.pod.node_name); cached != nullptr) {
-    absl::StatusOr<NodeObservation> node = ObserveNode(cached->json);
+    absl::StatusOr<NodeObservation> node = ObserveNode(*cached);
     if (!node.ok()) return node.status();
     observed.node = *std::move(node);
   }

@@ -15,7 +15,7 @@
 #include "k8s/informer.h"
 #include "k8s/resource.h"
 #include "provisioner.h"
-#include "provisioner_flags.h"
+#include "flags.h"
 
 namespace tidepool::local_pv {
 namespace {

@@ -12,7 +12,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
-#include "agent_flags.h"
+#include "flags.h"
 #include "common/log.h"
 #include "common/shutdown_signal.h"
 #include "config_projector.h"

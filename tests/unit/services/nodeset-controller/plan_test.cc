@@ -4,6 +4,7 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include "plan_fixture.h"
+#include "tidepool/contract.h"
 
 namespace tidepool::nodeset {
 namespace {
@@ -139,7 +140,7 @@ TEST_CASE("scale-in drains the victim first, waits for its jobs, deletes it drai
   SECTION("a job on every node: the victim waits while draining") {
     const SlurmView slurm =
         Reachable({SlurmNode("n-01", "ALLOCATED"), SlurmNode("n-02", "ALLOCATED"),
-                   SlurmNode("n-03", "ALLOCATED", true, kScaleInReason)});
+                   SlurmNode("n-03", "ALLOCATED", true, api::kScaleInDrainReason)});
     const Plan plan = plan_with(slurm);
     REQUIRE(plan.deletions.size() == 1);
     CHECK(plan.deletions[0].pod == "n-03");
@@ -148,7 +149,7 @@ TEST_CASE("scale-in drains the victim first, waits for its jobs, deletes it drai
   SECTION("drained and idle: delete") {
     const SlurmView slurm =
         Reachable({SlurmNode("n-01", "ALLOCATED"), SlurmNode("n-02", "ALLOCATED"),
-                   SlurmNode("n-03", "IDLE", true, kScaleInReason)});
+                   SlurmNode("n-03", "IDLE", true, api::kScaleInDrainReason)});
     const Plan plan = plan_with(slurm);
     REQUIRE(plan.deletions.size() == 1);
     CHECK(plan.deletions[0].step == DeletionStep::kDelete);
@@ -213,7 +214,7 @@ TEST_CASE("rolling update replaces outdated pods within maxUnavailable, idle one
 }
 
 TEST_CASE("an update in progress uses the budget; unavailable outdated pods go regardless") {
-  const SlurmView slurm = Reachable({SlurmNode("n-01", "IDLE", true, kUpdateReason),
+  const SlurmView slurm = Reachable({SlurmNode("n-01", "IDLE", true, api::kUpdateDrainReason),
                                      SlurmNode("n-02", "IDLE"), SlurmNode("n-03", "IDLE")});
   const ObservedPod updating = Pod("n-01", "a", true, "old");
   const ObservedPod ready = Pod("n-02", "b", true, "old");
@@ -231,7 +232,7 @@ TEST_CASE("our own drain is cleared once the pod on that node is ready and curre
   auto undrains = [&](const ObservedPod& pod, const SlurmView& slurm) {
     return PlanNodeSet(Input(feasible, {pod}, slurm)).undrains;
   };
-  const SlurmView ours = Reachable({SlurmNode("n-01", "IDLE", true, kUpdateReason)});
+  const SlurmView ours = Reachable({SlurmNode("n-01", "IDLE", true, api::kUpdateDrainReason)});
   const std::vector<Undrain> cleared = undrains(Pod("n-01", "a"), ours);
   REQUIRE(cleared.size() == 1);
   CHECK(cleared[0].slurm_name == "n-01");

@@ -4,6 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "k8s_observation.h"
+#include "tidepool/contract.h"
 
 namespace tidepool::syncer {
 namespace {
@@ -109,7 +110,8 @@ TEST_CASE("the pod condition says whether the Slurm node takes work") {
   CHECK(absl::StrContains(*body, R"("namespace":"hpc")"));
   CHECK(absl::StrContains(
       *body, R"("type":"tidepool.dev/SlurmNodeReady","status":"True","reason":"Idle")"));
-  pod.conditions[kSlurmPodCondition] = {.status = "True", .reason = "Idle", .message = "IDLE"};
+  pod.conditions[api::kSlurmNodeReadyCondition] = {
+      .status = "True", .reason = "Idle", .message = "IDLE"};
   CHECK_FALSE(PodConditionApply(pod, SlurmNode({NodeState::kIdle}), now).has_value());
   body =
       PodConditionApply(pod, SlurmNode({NodeState::kAllocated, NodeState::kDrain}, "k8s: x"), now);
@@ -174,7 +176,7 @@ TEST_CASE("pods and Nodes are read from their JSON") {
   CHECK(pod->node_name == "k-7");
   CHECK(pod->ready);
   CHECK(pod->terminating);
-  CHECK(pod->conditions.at(kSlurmPodCondition).reason == "Drained");
+  CHECK(pod->conditions.at(api::kSlurmNodeReadyCondition).reason == "Drained");
   absl::StatusOr<NodeObservation> node = ObserveNode(R"({
     "metadata": {"name": "k-7", "annotations": {"tidepool.dev/cordon-reason": "disk"}},
     "spec": {"unschedulable": true},

@@ -1,10 +1,11 @@
-#include "syncer.h"
+#include "setup.h"
 
 #include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
+#include "flags.h"
 #include "job_poller.h"
 #include "k8s/client.h"
 #include "k8s/client_flags.h"
@@ -12,7 +13,6 @@
 #include "node_drainer.h"
 #include "node_poller.h"
 #include "slurm_gateway.h"
-#include "syncer_flags.h"
 #include "syncer_service.h"
 #include "two_way_sync.h"
 
@@ -66,7 +66,7 @@ absl::Status SetUpTwoWaySync(Syncer& syncer, const SyncerOptions& options,
 
 }  // namespace
 
-absl::Status SetUpSyncer(common::ServiceContext& context) {
+absl::Status SetUpSlurmSyncer(common::ServiceContext& context) {
   absl::StatusOr<SyncerOptions> options = BuildSyncerOptions(ReadSyncerFlags());
   if (!options.ok()) return options.status();
   const NodePollerOptions polling = options->node_polling;

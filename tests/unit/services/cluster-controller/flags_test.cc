@@ -1,4 +1,4 @@
-#include "controller_flags.h"
+#include "flags.h"
 
 #include <catch2/catch_test_macros.hpp>
 

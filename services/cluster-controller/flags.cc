@@ -1,4 +1,4 @@
-#include "controller_flags.h"
+#include "flags.h"
 
 #include "absl/flags/flag.h"
 #include "absl/strings/match.h"

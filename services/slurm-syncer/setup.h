@@ -11,6 +11,6 @@ namespace tidepool::syncer {
 // Builds the syncer from its flags into `context`: gRPC service, readiness check
 // ("slurm": the first node poll succeeded and the last one did too), metrics and
 // shutdown. InvalidArgument for bad flags.
-absl::Status SetUpSyncer(common::ServiceContext& context);
+absl::Status SetUpSlurmSyncer(common::ServiceContext& context);
 
 }  // namespace tidepool::syncer

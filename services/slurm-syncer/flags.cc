@@ -1,4 +1,4 @@
-#include "syncer_flags.h"
+#include "flags.h"
 
 #include <memory>
 #include <utility>
@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "slurm/rest/auth.h"
+#include "tidepool/contract.h"
 
 ABSL_FLAG(std::string, slurm_rest_url, "http://127.0.0.1:6820",
           "slurmrestd base URL (http:// or https://); the host is ignored with "
@@ -111,7 +112,7 @@ absl::StatusOr<SyncerOptions> BuildSyncerOptions(const RawSyncerFlags& raw) {
   if (raw.sync_kubernetes) {
     if (absl::Status s = k8s::ValidateClientFlags(raw.kube_client); !s.ok()) return s;
     for (const std::string& type : raw.drain_node_conditions) {
-      if (type.empty() || type == "Ready") {
+      if (type.empty() || type == api::kReadyCondition) {
         return absl::InvalidArgumentError(absl::StrCat(
             "--drain_node_conditions: \"", type,
             "\" is not a condition type to drain on (Ready=False is handled as pod not ready)"));

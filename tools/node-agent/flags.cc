@@ -1,4 +1,4 @@
-#include "agent_flags.h"
+#include "flags.h"
 
 #include <cstdlib>
 #include <fstream>

@@ -1,4 +1,4 @@
-#include "provisioner_flags.h"
+#include "flags.h"
 
 #include <filesystem>
 #include <system_error>
