@@ -300,8 +300,12 @@ TEST_CASE("the sample cluster reaches sinfo with every node idle and its NodeSet
       kSlurmToKubernetesTarget + kKubectlSlack);
   INFO("h100-a status.slurmIdle: " << slurm_idle);
   CHECK(followed.has_value());
-  CHECK(s.Json({"get", "slurmcluster", "-n", "hpc", "local"},
-               "{.status.conditions[?(@.type==\"Ready\")].status}") == "True");
+  // Ready is False while a changed configuration propagates (an earlier test case may
+  // have changed it a moment ago), so it is waited for, not read once.
+  CHECK(Eventually([&] {
+          return s.Json({"get", "slurmcluster", "-n", "hpc", "local"},
+                        "{.status.conditions[?(@.type==\"Ready\")].status}") == "True";
+        }).has_value());
   const std::string gres = s.Slurm({"scontrol", "show", "node", "gpu-a-01"});
   CHECK(absl::StrContains(gres, "Gres=gpu:h100:8"));
 }
@@ -469,10 +473,11 @@ TEST_CASE("a cluster-controller killed mid-flow renders and applies what it miss
 
 TEST_CASE("a standby syncer takes over the two-way sync when the leader dies") {
   System& s = ReadySystem();
-  const std::string standby = s.StartStandby("slurm-syncer");
+  // As for the controllers below: the first replica leads before the standby starts.
   REQUIRE(Eventually([&] {
             return s.LeaseHolder("slurm-syncer") == s.Identity("slurm-syncer");
           }).has_value());
+  const std::string standby = s.StartStandby("slurm-syncer");
   s.Kill("slurm-syncer");
   const std::string standby_identity = s.Identity(standby);
   auto took = Eventually([&] { return s.LeaseHolder("slurm-syncer") == standby_identity; },
@@ -499,10 +504,13 @@ TEST_CASE("standby controllers take over when their leaders die") {
   const std::vector<std::string> controllers = {"nodeset-controller", "cluster-controller"};
   std::map<std::string, std::string> standby_identity;
   for (const std::string& controller : controllers) {
-    standby_identity[controller] = s.Identity(s.StartStandby(controller));
+    // The first replica must lead before the standby starts: restarted by an earlier test
+    // case, it may still wait for its predecessor's Lease to expire, and a standby started
+    // then could win it.
     REQUIRE(Eventually([&] {
               return s.LeaseHolder(controller) == s.Identity(controller);
             }).has_value());
+    standby_identity[controller] = s.Identity(s.StartStandby(controller));
   }
   std::map<std::string, absl::Time> killed;
   for (const std::string& controller : controllers) {
