@@ -21,6 +21,10 @@ inline constexpr char kNodeSetLabel[] = "tidepool.dev/nodeset";
 inline constexpr char kComponentLabel[] = "tidepool.dev/component";
 inline constexpr char kSlurmdComponent[] = "slurmd";
 inline constexpr char kSlurmConfigComponent[] = "slurm-config";
+// The cluster-controller's Secrets and workloads of a cluster's control plane.
+inline constexpr char kMungeKeyComponent[] = "munge-key";
+inline constexpr char kJwtKeyComponent[] = "jwt-key";
+inline constexpr char kSlurmctldComponent[] = "slurmctld";
 
 // ---------------------------------------------------------------------------------
 // Annotations.
@@ -63,6 +67,9 @@ inline constexpr char kSlurmCordonCondition[] = "SlurmCordon";
 inline constexpr char kSlurmNotRespondingCondition[] = "SlurmNotResponding";
 // SlurmCluster status conditions (with kReadyCondition).
 inline constexpr char kConfigRenderedCondition[] = "ConfigRendered";
+inline constexpr char kControllerAvailableCondition[] = "ControllerAvailable";
+inline constexpr char kRestApiAvailableCondition[] = "RestApiAvailable";
+inline constexpr char kAccountingAvailableCondition[] = "AccountingAvailable";
 // NodeSet status conditions.
 inline constexpr char kAvailableCondition[] = "Available";
 inline constexpr char kProgressingCondition[] = "Progressing";
@@ -91,6 +98,9 @@ inline constexpr char kNodeConditionDrainReasonPrefix[] = "k8s: node condition "
 inline constexpr char kRenderFailedReason[] = "RenderFailed";
 inline constexpr char kConfigRenderedReason[] = "ConfigRendered";
 inline constexpr char kReconfiguredReason[] = "Reconfigured";
+inline constexpr char kSecretCreatedReason[] = "SecretCreated";
+inline constexpr char kAuthSecretInvalidReason[] = "AuthSecretInvalid";
+inline constexpr char kControllerAppliedReason[] = "ControllerApplied";
 // nodeset-controller.
 inline constexpr char kInvalidSpecReason[] = "InvalidSpec";
 inline constexpr char kSuccessfulCreateReason[] = "SuccessfulCreate";

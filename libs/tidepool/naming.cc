@@ -14,6 +14,26 @@ std::string SlurmConfigMapName(absl::string_view cluster) {
   return absl::StrCat(cluster, "-slurm-config");
 }
 
+std::string MungeKeySecretName(absl::string_view cluster) {
+  return absl::StrCat(cluster, "-munge-key");
+}
+
+std::string JwtKeySecretName(absl::string_view cluster) {
+  return absl::StrCat(cluster, "-jwt-key");
+}
+
+std::string ControllerName(absl::string_view cluster) {
+  return absl::StrCat(cluster, "-controller");
+}
+
+std::string ControllerPodName(absl::string_view cluster, int index) {
+  return absl::StrCat(cluster, "-controller-", index);
+}
+
+std::string ControllerStateClaimName(absl::string_view cluster) {
+  return absl::StrCat(cluster, "-controller-state");
+}
+
 std::string NamePrefix(const tidepool::v1::NodeSet& node_set) {
   return node_set.spec().name_prefix().empty() ? node_set.metadata().name()
                                                : node_set.spec().name_prefix();

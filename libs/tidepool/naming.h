@@ -15,6 +15,19 @@ namespace tidepool::api {
 // topology.conf, cgroup.conf): "<cluster>-slurm-config" in the cluster's namespace.
 std::string SlurmConfigMapName(absl::string_view cluster);
 
+// The cluster's auth Secrets when the cluster-controller generates them:
+// "<cluster>-munge-key" (data key kMungeKeyFile) and "<cluster>-jwt-key" (kJwtKeyFile).
+std::string MungeKeySecretName(absl::string_view cluster);
+std::string JwtKeySecretName(absl::string_view cluster);
+inline constexpr char kMungeKeyFile[] = "munge.key";
+inline constexpr char kJwtKeyFile[] = "jwt_hs256.key";
+
+// slurmctld: StatefulSet and headless Service "<cluster>-controller" (pods
+// "<cluster>-controller-<i>"), state PVC "<cluster>-controller-state".
+std::string ControllerName(absl::string_view cluster);
+std::string ControllerPodName(absl::string_view cluster, int index);
+std::string ControllerStateClaimName(absl::string_view cluster);
+
 // spec.namePrefix, or metadata.name when unset.
 std::string NamePrefix(const tidepool::v1::NodeSet& node_set);
 

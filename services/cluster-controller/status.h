@@ -24,9 +24,27 @@ struct ConfigOutcome {
   int partitions = 0;
 };
 
+// What the auth step found: the Secrets the cluster's daemons mount.
+struct AuthOutcome {
+  bool ready = false;
+  std::string munge_key_secret;  // in the cluster's namespace
+  std::string jwt_key_secret;
+  std::string error;  // when not ready: which Secret, what is wrong, what to do
+};
+
+// What the controller step found of the slurmctld StatefulSet.
+struct ControllerOutcome {
+  bool applied = false;  // the StatefulSet, Service and PDB are as the spec asks
+  int replicas = 0;
+  int ready_replicas = 0;
+  std::string error;  // when it could not be applied
+};
+
 // What one sync of a cluster found, step by step (the steps to come add theirs).
 struct ClusterOutcome {
   int64_t generation = 0;
+  AuthOutcome auth;
+  ControllerOutcome controller;
   ConfigOutcome config;
   // A step's error is worth a status write (it says why) before the retry.
   bool report_error = false;
