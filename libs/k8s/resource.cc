@@ -43,6 +43,8 @@ TIDEPOOL_K8S_TYPE(EventsV1, "events.k8s.io", "v1", "events", true)
 TIDEPOOL_K8S_TYPE(Namespaces, "", "v1", "namespaces", false)
 TIDEPOOL_K8S_TYPE(Deployments, "apps", "v1", "deployments", true)
 TIDEPOOL_K8S_TYPE(StatefulSets, "apps", "v1", "statefulsets", true)
+TIDEPOOL_K8S_TYPE(Services, "", "v1", "services", true)
+TIDEPOOL_K8S_TYPE(PodDisruptionBudgets, "policy", "v1", "poddisruptionbudgets", true)
 TIDEPOOL_K8S_TYPE(Leases, "coordination.k8s.io", "v1", "leases", true)
 TIDEPOOL_K8S_TYPE(CustomResourceDefinitions, "apiextensions.k8s.io", "v1",
                   "customresourcedefinitions", false)

@@ -35,6 +35,8 @@ const ResourceType& EventsV1();  // events.k8s.io/v1 (what EventRecorder writes)
 const ResourceType& Namespaces();
 const ResourceType& Deployments();
 const ResourceType& StatefulSets();
+const ResourceType& Services();
+const ResourceType& PodDisruptionBudgets();  // policy/v1
 const ResourceType& Leases();
 const ResourceType& CustomResourceDefinitions();
 const ResourceType& PersistentVolumes();       // cluster-scoped

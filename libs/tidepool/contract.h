@@ -45,6 +45,9 @@ inline constexpr char kConfigHashAnnotation[] = "tidepool.dev/config-hash";
 // ConfigMap annotation with when the cluster-controller wrote its current files (RFC
 // 3339): kept on the object so a new leader knows how long the files have propagated.
 inline constexpr char kConfigWrittenAtAnnotation[] = "tidepool.dev/config-written-at";
+// On objects the cluster-controller applies: the hash of the body it last applied, so an
+// unchanged object is not written again on every sync.
+inline constexpr char kAppliedHashAnnotation[] = "tidepool.dev/applied-hash";
 
 // The node agent (tools/node-agent), which plays kubelet in test environments: pod
 // annotations a test sets to hold a pod not ready ("false") or its slurmd stopped

@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "common/metrics.h"
 #include "config_sync.h"
+#include "controller_sync.h"
 #include "k8s/object_json.h"
 #include "k8s/resource.h"
 #include "tidepool/naming.h"
@@ -69,6 +70,10 @@ std::vector<std::unique_ptr<ClusterStep>> Steps(
     ClusterInformers informers, k8s::EventRecorder& events, common::Clock* clock,
     const ConfigLoopOptions& options, prometheus::Family<prometheus::Counter>& reconfigures) {
   std::vector<std::unique_ptr<ClusterStep>> steps;
+  if (options.control_plane == ControlPlane::kPods) {
+    steps.push_back(
+        std::make_unique<ControllerStep>(client, informers, events, options.field_manager));
+  }
   steps.push_back(
       std::make_unique<ConfigStep>(client, renderer, syncer, informers, events, clock,
                                    ConfigStepOptions{.environment = options.environment,
@@ -102,6 +107,14 @@ ClusterController::ClusterController(k8s::Client& client,
       nodes_(client, k8s::Nodes(), "", {.parse_view = api::NodeViewForCache}),
       config_maps_(client, k8s::ConfigMaps(), options_.watch_namespace,
                    Labelled(api::kSlurmConfigComponent)),
+      stateful_sets_(client, k8s::StatefulSets(), options_.watch_namespace,
+                     {.label_selector = api::kClusterLabel}),
+      services_(client, k8s::Services(), options_.watch_namespace,
+                {.label_selector = api::kClusterLabel}),
+      disruption_budgets_(client, k8s::PodDisruptionBudgets(), options_.watch_namespace,
+                          {.label_selector = api::kClusterLabel}),
+      claims_(client, k8s::PersistentVolumeClaims(), options_.watch_namespace,
+              {.label_selector = api::kClusterLabel}),
       events_(client, {.reporting_controller = "tidepool.dev/cluster-controller",
                        .reporting_instance = options_.leadership.identity.empty()
                                                  ? k8s::DefaultIdentity()
@@ -133,27 +146,39 @@ ClusterInformers ClusterController::Informers() {
           .node_sets = &node_sets_,
           .pods = &pods_,
           .nodes = &nodes_,
-          .config_maps = &config_maps_};
+          .config_maps = &config_maps_,
+          .stateful_sets = &stateful_sets_,
+          .services = &services_,
+          .disruption_budgets = &disruption_budgets_,
+          .claims = &claims_};
+}
+
+std::vector<k8s::Informer*> ClusterController::AllInformers() {
+  std::vector<k8s::Informer*> informers = {&clusters_, &node_sets_, &pods_, &nodes_, &config_maps_};
+  if (options_.control_plane == ControlPlane::kPods) {
+    // Only a control plane of pods has these to watch (and RBAC to list them).
+    informers.insert(informers.end(),
+                     {&stateful_sets_, &services_, &disruption_budgets_, &claims_});
+  }
+  return informers;
 }
 
 absl::Status ClusterController::Start() {
   AddHandlers();
-  for (k8s::Informer* informer : {&clusters_, &node_sets_, &pods_, &nodes_, &config_maps_}) {
-    informer->Start();
-  }
+  for (k8s::Informer* informer : AllInformers()) informer->Start();
   return leadership_.Start();
 }
 
 void ClusterController::Stop() {
   leadership_.Stop();  // the workers first, then the lease
-  for (k8s::Informer* informer : {&clusters_, &node_sets_, &pods_, &nodes_, &config_maps_}) {
-    informer->Stop();
-  }
+  for (k8s::Informer* informer : AllInformers()) informer->Stop();
 }
 
 bool ClusterController::Synced() {
-  return clusters_.HasSynced() && node_sets_.HasSynced() && pods_.HasSynced() &&
-         nodes_.HasSynced() && config_maps_.HasSynced();
+  for (k8s::Informer* informer : AllInformers()) {
+    if (!informer->HasSynced()) return false;
+  }
+  return true;
 }
 
 void ClusterController::Enqueue(const std::string& key) {
@@ -180,7 +205,10 @@ void ClusterController::AddHandlers() {
   };
   clusters_.AddHandlers(by([](const k8s::CachedObject& o) { return o.meta.Key(); }));
   node_sets_.AddHandlers(by(ClusterOfNodeSet));
-  config_maps_.AddHandlers(by(ClusterOfLabelled));
+  for (k8s::Informer* owned :
+       {&config_maps_, &stateful_sets_, &services_, &disruption_budgets_, &claims_}) {
+    owned->AddHandlers(by(ClusterOfLabelled));
+  }
   pods_.AddHandlers(by([this](const k8s::CachedObject& pod) {
     const std::string key = ClusterOfLabelled(pod);
     const std::string node = NodeNameOfPod(pod);

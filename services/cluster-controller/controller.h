@@ -33,7 +33,12 @@
 
 namespace tidepool::cluster {
 
+// Where the cluster's Slurm control plane runs: as pods the controller makes (the
+// product), or outside Kubernetes (test environments with Slurm on the host).
+enum class ControlPlane { kPods, kExternal };
+
 struct ConfigLoopOptions {
+  ControlPlane control_plane = ControlPlane::kPods;
   v1::RenderEnvironment environment;
   // How long a new ConfigMap takes to reach the Slurm controller's files (kubelet's
   // ConfigMap volume sync) before Slurm is told to reconfigure.
@@ -66,6 +71,7 @@ class ClusterController {
   // Clusters with a slurmd pod on the Kubernetes Node `node`.
   std::set<std::string> ClustersOnNode(const std::string& node);
   ClusterInformers Informers();
+  std::vector<k8s::Informer*> AllInformers();
 
   const ConfigLoopOptions options_;
   prometheus::Family<prometheus::Counter>& syncs_;
@@ -75,6 +81,11 @@ class ClusterController {
   k8s::Informer pods_;
   k8s::Informer nodes_;
   k8s::Informer config_maps_;
+  // The control plane's objects, selected by the tidepool.dev/cluster label.
+  k8s::Informer stateful_sets_;
+  k8s::Informer services_;
+  k8s::Informer disruption_budgets_;
+  k8s::Informer claims_;
   k8s::EventRecorder events_;
   ClusterReconciler reconciler_;
   k8s::Controller runtime_;

@@ -16,6 +16,9 @@ ABSL_FLAG(std::string, gpu_device_prefix, "",
           "GPU device file prefix in gres.conf; empty: /dev/nvidia");
 ABSL_FLAG(std::string, cgroup_plugin, "",
           "CgroupPlugin for cgroup.conf; empty: autodetect (\"disabled\" without a cgroup fs)");
+ABSL_FLAG(std::string, control_plane, "pods",
+          "Where each cluster's slurmctld runs: \"pods\" (the controller makes its Secrets, "
+          "StatefulSet, Services) or \"external\" (run elsewhere; only config is managed)");
 
 namespace tidepool::cluster {
 namespace {
@@ -50,9 +53,15 @@ absl::StatusOr<ControllerSettings> BuildControllerSettings(const RawControllerFl
           absl::StrCat("--controller_hosts: \"", host, "\" is not a host name"));
     }
   }
+  if (raw.control_plane != "pods" && raw.control_plane != "external") {
+    return absl::InvalidArgumentError(absl::StrCat("--control_plane=\"", raw.control_plane,
+                                                   "\" is not one of \"pods\", \"external\""));
+  }
   ControllerSettings settings{.client = raw.client,
                               .renderer_address = raw.renderer_address,
                               .syncer_address = raw.syncer_address};
+  settings.loop.control_plane =
+      raw.control_plane == "pods" ? ControlPlane::kPods : ControlPlane::kExternal;
   settings.loop.propagation_delay = raw.propagation_delay;
   settings.loop.watch_namespace = raw.watch_namespace;
   settings.loop.leadership = {.enabled = raw.leader_election.enabled,
@@ -75,7 +84,8 @@ RawControllerFlags ReadControllerFlags() {
           .leader_election = k8s::ReadLeaderElectionFlags(),
           .controller_hosts = absl::GetFlag(FLAGS_controller_hosts),
           .gpu_device_prefix = absl::GetFlag(FLAGS_gpu_device_prefix),
-          .cgroup_plugin = absl::GetFlag(FLAGS_cgroup_plugin)};
+          .cgroup_plugin = absl::GetFlag(FLAGS_cgroup_plugin),
+          .control_plane = absl::GetFlag(FLAGS_control_plane)};
 }
 
 }  // namespace tidepool::cluster

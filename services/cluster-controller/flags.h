@@ -20,6 +20,7 @@ ABSL_DECLARE_FLAG(std::string, watch_namespace);
 ABSL_DECLARE_FLAG(std::vector<std::string>, controller_hosts);
 ABSL_DECLARE_FLAG(std::string, gpu_device_prefix);
 ABSL_DECLARE_FLAG(std::string, cgroup_plugin);
+ABSL_DECLARE_FLAG(std::string, control_plane);
 
 namespace tidepool::cluster {
 
@@ -33,6 +34,7 @@ struct RawControllerFlags {
   std::vector<std::string> controller_hosts;
   std::string gpu_device_prefix;
   std::string cgroup_plugin;
+  std::string control_plane;
 };
 
 struct ControllerSettings {

@@ -13,43 +13,90 @@ namespace {
 
 using k8s::JsonWriter;
 
-std::vector<k8s::Condition> Conditions(const ClusterOutcome& outcome) {
+k8s::Condition ConfigRendered(const ConfigOutcome& o, int64_t generation) {
+  if (!o.rendered) {
+    return {api::kConfigRenderedCondition,
+            "False",
+            api::kRenderFailedReason,
+            o.render_error,
+            "",
+            generation};
+  }
+  return {api::kConfigRenderedCondition,
+          "True",
+          "Rendered",
+          absl::StrCat(o.nodes, " nodes in ", o.partitions, " partitions, ", o.rendered_hash),
+          "",
+          generation};
+}
+
+k8s::Condition ControllerAvailable(const ControllerOutcome& o, int64_t generation) {
+  k8s::Condition c{.type = api::kControllerAvailableCondition, .observed_generation = generation};
+  if (!o.applied) {
+    c.status = "False";
+    c.reason = o.blocked_reason;
+    c.message = o.error;
+  } else if (o.ready_replicas > 0) {
+    c.status = "True";
+    c.reason = "SlurmctldReady";
+    c.message = absl::StrCat(o.ready_replicas, " of ", o.replicas, " slurmctld ready");
+  } else {
+    c.status = "False";
+    c.reason = "SlurmctldNotReady";
+    c.message = absl::StrCat("0 of ", o.replicas, " slurmctld ready; see kubectl get pods -l ",
+                             o.pod_selector);
+  }
+  return c;
+}
+
+// Ready: every managed component available and Slurm running the rendered config; the
+// reason is the first thing in the way.
+k8s::Condition Ready(const ClusterOutcome& outcome, const std::vector<k8s::Condition>& parts) {
   const ConfigOutcome& o = outcome.config;
   const int64_t generation = outcome.generation;
-  k8s::Condition rendered{.type = api::kConfigRenderedCondition, .observed_generation = generation};
-  k8s::Condition ready{.type = api::kReadyCondition, .observed_generation = generation};
-  if (!o.rendered) {
-    rendered = {api::kConfigRenderedCondition,
-                "False",
-                api::kRenderFailedReason,
-                o.render_error,
-                "",
-                generation};
-    ready = {api::kReadyCondition,
-             "False",
-             api::kRenderFailedReason,
-             "the configuration cannot be rendered",
-             "",
-             generation};
-    return {rendered, ready};
+  if (outcome.controller.managed && !outcome.auth.ready) {
+    return {api::kReadyCondition, "False", api::kAuthSecretInvalidReason,
+            outcome.auth.error,   "",      generation};
   }
-  rendered.status = "True";
-  rendered.reason = "Rendered";
-  rendered.message =
-      absl::StrCat(o.nodes, " nodes in ", o.partitions, " partitions, ", o.rendered_hash);
-  ready.status = o.applied_hash == o.rendered_hash ? "True" : "False";
-  if (ready.status == "True") {
-    ready.reason = "ConfigApplied";
-    ready.message = absl::StrCat("Slurm was reconfigured with ", o.applied_hash);
-  } else if (!o.reconfigure_error.empty()) {
-    ready.reason = "ReconfigureFailed";
-    ready.message = o.reconfigure_error;
-  } else {
-    ready.reason = "ConfigPropagating";
-    ready.message = absl::StrCat("waiting for ", o.rendered_hash,
-                                 " to reach the Slurm controller before reconfiguring");
+  for (const k8s::Condition& part : parts) {
+    if (part.status != "True") {
+      return {api::kReadyCondition,
+              "False",
+              part.reason,
+              absl::StrCat(part.type, ": ", part.message),
+              "",
+              generation};
+    }
   }
-  return {rendered, ready};
+  if (o.applied_hash == o.rendered_hash) {
+    return {api::kReadyCondition,
+            "True",
+            "ConfigApplied",
+            absl::StrCat("Slurm was reconfigured with ", o.applied_hash),
+            "",
+            generation};
+  }
+  if (!o.reconfigure_error.empty()) {
+    return {api::kReadyCondition, "False", "ReconfigureFailed",
+            o.reconfigure_error,  "",      generation};
+  }
+  return {api::kReadyCondition,
+          "False",
+          "ConfigPropagating",
+          absl::StrCat("waiting for ", o.rendered_hash,
+                       " to reach the Slurm controller before reconfiguring"),
+          "",
+          generation};
+}
+
+std::vector<k8s::Condition> Conditions(const ClusterOutcome& outcome) {
+  std::vector<k8s::Condition> conditions;
+  if (outcome.controller.managed) {
+    conditions.push_back(ControllerAvailable(outcome.controller, outcome.generation));
+  }
+  conditions.push_back(ConfigRendered(outcome.config, outcome.generation));
+  conditions.push_back(Ready(outcome, conditions));
+  return conditions;
 }
 
 }  // namespace

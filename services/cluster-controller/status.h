@@ -34,10 +34,13 @@ struct AuthOutcome {
 
 // What the controller step found of the slurmctld StatefulSet.
 struct ControllerOutcome {
-  bool applied = false;  // the StatefulSet, Service and PDB are as the spec asks
+  bool managed = false;        // the step ran: the control plane is made of pods
+  bool applied = false;        // the StatefulSet, Service, PDB and state claim are as asked
+  std::string blocked_reason;  // when not applied: the condition reason
+  std::string error;           // when not applied: what is wrong and what to do
   int replicas = 0;
   int ready_replicas = 0;
-  std::string error;  // when it could not be applied
+  std::string pod_selector;  // the slurmctld pods' labels, for messages
 };
 
 // What one sync of a cluster found, step by step (the steps to come add theirs).

@@ -29,6 +29,11 @@ struct ClusterInformers {
   k8s::Informer* pods = nullptr;  // slurmd pods
   k8s::Informer* nodes = nullptr;
   k8s::Informer* config_maps = nullptr;  // slurm-config ConfigMaps
+  // The control plane's objects (labelled tidepool.dev/cluster).
+  k8s::Informer* stateful_sets = nullptr;
+  k8s::Informer* services = nullptr;
+  k8s::Informer* disruption_budgets = nullptr;
+  k8s::Informer* claims = nullptr;
 };
 
 // The cluster one sync is about.

@@ -14,6 +14,7 @@
 #include "request_validation.h"
 #include "slurm/conf/content_hash.h"
 #include "slurm/conf/writers.h"
+#include "tidepool/naming.h"
 #include "topology.h"
 
 namespace tidepool::renderer {
@@ -119,8 +120,13 @@ void FillControlPlane(const RenderRequest& request, slurm::SlurmConf& conf) {
   conf.cluster_name = spec.cluster_name();
   if (env.controller_hosts().empty()) {
     const int replicas = spec.controller().has_replicas() ? spec.controller().replicas() : 1;
+    // The slurmctld StatefulSet's pods; their address through its headless Service, which
+    // the pods of the cluster's namespace resolve by their DNS search path.
+    const std::string& name = cluster.metadata().name();
     for (int i = 0; i < replicas; ++i) {
-      conf.controllers.push_back({absl::StrCat(cluster.metadata().name(), "-controller-", i), ""});
+      conf.controllers.push_back(
+          {api::ControllerPodName(name, i),
+           absl::StrCat(api::ControllerPodName(name, i), ".", api::ControllerName(name))});
     }
   } else {
     for (const std::string& host : env.controller_hosts()) conf.controllers.push_back({host, ""});

@@ -219,7 +219,7 @@ class System {
          {kube, lease_ns, absl::StrCat("--renderer_address=127.0.0.1:", renderer),
           absl::StrCat("--syncer_address=127.0.0.1:", syncer),
           "--gpu_device_prefix=/etc/slurm/fake-nvidia", "--cgroup_plugin=disabled",
-          "--config_propagation_delay=2s"}},
+          "--config_propagation_delay=2s", "--control_plane=external"}},
         {"node-agent",
          {kube, absl::StrCat("--nodes=", kNodes), "--node_prefix=sim-", "--gpu_count=8",
           "--gpu_product=NVIDIA-H100-80GB-HBM3",

@@ -153,7 +153,9 @@ struct Fixture {
          absl::StrCat("--syncer_address=127.0.0.1:", syncer->grpc_port),
          absl::StrCat("--config_propagation_delay=", absl::FormatDuration(propagation_delay)),
          absl::StrCat("--watch_namespace=", kNamespace),
-         absl::StrCat("--leader_election_namespace=", kNamespace), "--log_level=debug"});
+         absl::StrCat("--leader_election_namespace=", kNamespace), "--log_level=debug",
+         // Slurm runs on the host here (tools/testenv/slurm), not as pods.
+         "--control_plane=external"});
   }
   ~Fixture() {
     controller.reset();

@@ -12,7 +12,8 @@ RawControllerFlags Defaults() {
           .syncer_address = "127.0.0.1:50062",
           .propagation_delay = absl::Seconds(5),
           .controller_hosts = {"research-controller-0"},
-          .gpu_device_prefix = "/tmp/gpu"};
+          .gpu_device_prefix = "/tmp/gpu",
+          .control_plane = "pods"};
 }
 
 TEST_CASE("flags build the loop's options and render environment") {
@@ -25,6 +26,10 @@ TEST_CASE("flags build the loop's options and render environment") {
   CHECK(settings->loop.leadership.lease_name == "cluster-controller");
   CHECK(settings->loop.environment.controller_hosts(0) == "research-controller-0");
   CHECK(settings->loop.environment.gpu_device_prefix() == "/tmp/gpu");
+  CHECK(settings->loop.control_plane == ControlPlane::kPods);
+  RawControllerFlags external = Defaults();
+  external.control_plane = "external";
+  CHECK(BuildControllerSettings(external)->loop.control_plane == ControlPlane::kExternal);
 }
 
 TEST_CASE("bad flag values are refused naming the flag") {
@@ -42,6 +47,7 @@ TEST_CASE("bad flag values are refused naming the flag") {
       {[](RawControllerFlags& r) { r.leader_election.lease_namespace.clear(); },
        "--leader_election_namespace"},
       {[](RawControllerFlags& r) { r.controller_hosts = {"a b"}; }, "--controller_hosts"},
+      {[](RawControllerFlags& r) { r.control_plane = "pod"; }, "--control_plane"},
   };
   for (const Case& c : cases) {
     RawControllerFlags raw = Defaults();

@@ -72,5 +72,51 @@ TEST_CASE("a condition keeps its transition time while its status holds") {
       R"("type":"Ready","status":"True","reason":"ConfigApplied","message":"Slurm was reconfigured with h","lastTransitionTime":"2026-01-01T00:00:00Z")"));
 }
 
+TEST_CASE("a control plane of pods adds ControllerAvailable, and Ready waits for it") {
+  const absl::Time now = absl::FromUnixSeconds(1'800'000'000);
+  ClusterOutcome outcome{
+      .generation = 5,
+      .auth = {.ready = true},
+      .controller = {.managed = true, .applied = true, .replicas = 2, .ready_replicas = 1},
+      .config = {.rendered = true, .rendered_hash = "h", .applied_hash = "h"}};
+  std::string patch = StatusPatch(outcome, {}, now);
+  CHECK(absl::StrContains(
+      patch,
+      R"("type":"ControllerAvailable","status":"True","reason":"SlurmctldReady","message":"1 of 2 slurmctld ready")"));
+  CHECK(absl::StrContains(patch, R"("type":"Ready","status":"True")"));
+
+  outcome.controller.ready_replicas = 0;
+  outcome.controller.pod_selector = "tidepool.dev/component=slurmctld";
+  patch = StatusPatch(outcome, {}, now);
+  CHECK(absl::StrContains(
+      patch, R"("type":"ControllerAvailable","status":"False","reason":"SlurmctldNotReady")"));
+  CHECK(absl::StrContains(patch, "kubectl get pods -l tidepool.dev/component=slurmctld"));
+  CHECK(absl::StrContains(
+      patch,
+      R"("type":"Ready","status":"False","reason":"SlurmctldNotReady","message":"ControllerAvailable: 0 of 2)"));
+
+  outcome.controller = {.managed = true,
+                        .applied = false,
+                        .blocked_reason = "InvalidSpec",
+                        .error = "spec.images.controller is empty"};
+  patch = StatusPatch(outcome, {}, now);
+  CHECK(absl::StrContains(
+      patch,
+      R"("type":"ControllerAvailable","status":"False","reason":"InvalidSpec","message":"spec.images.controller is empty")"));
+
+  outcome.auth = {.ready = false, .error = "Secret hpc/x has no munge.key"};
+  CHECK(absl::StrContains(
+      StatusPatch(outcome, {}, now),
+      R"("type":"Ready","status":"False","reason":"AuthSecretInvalid","message":"Secret hpc/x has no munge.key")"));
+}
+
+TEST_CASE("an external control plane has no ControllerAvailable condition") {
+  const ClusterOutcome outcome{
+      .generation = 1, .config = {.rendered = true, .rendered_hash = "h", .applied_hash = "h"}};
+  const std::string patch = StatusPatch(outcome, {}, absl::FromUnixSeconds(1'800'000'000));
+  CHECK_FALSE(absl::StrContains(patch, "ControllerAvailable"));
+  CHECK(absl::StrContains(patch, R"("type":"Ready","status":"True")"));
+}
+
 }  // namespace
 }  // namespace tidepool::cluster

@@ -54,8 +54,10 @@ TEST_CASE("Render derives node lines, partitions and GRES from the request") {
                           "MaxTime=INFINITE State=UP\n"));
   CHECK(absl::StrContains(slurm_conf,
                           "\nPartitionName=all Nodes=gpu-h100-[01-04],gpu-h200-01 State=UP\n"));
-  CHECK(absl::StrContains(slurm_conf,
-                          "\nClusterName=research\nSlurmctldHost=research-controller-0\n"));
+  CHECK(absl::StrContains(
+      slurm_conf,
+      "\nClusterName=research\nSlurmctldHost=research-controller-0(research-controller-0.research-"
+      "controller)\n"));
   CHECK(absl::StrContains(slurm_conf, "\nGresTypes=gpu\n"));
   CHECK(absl::StrContains(slurm_conf, "\nDefMemPerCPU=4096\n"));
   CHECK(absl::StrContains(slurm_conf, "\n# extraConfig\nSchedulerParameters=bf_continue\n"));

@@ -1,0 +1,340 @@
+#include "controller_builders.h"
+
+#include <initializer_list>
+#include <tuple>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/util/json_util.h"
+#include "k8s/object_json.h"
+#include "k8s/quantity.h"
+#include "owned_metadata.h"
+#include "rapidjson/stringbuffer.h"
+#include "tidepool/contract.h"
+#include "tidepool/naming.h"
+
+namespace tidepool::cluster {
+namespace {
+
+using k8s::JsonWriter;
+
+const std::string& ClusterName(const v1::SlurmCluster& cluster) {
+  return cluster.metadata().name();
+}
+
+void WriteTypeMeta(JsonWriter& w, absl::string_view api_version, absl::string_view kind) {
+  k8s::WriteStringMember(w, "apiVersion", api_version);
+  k8s::WriteStringMember(w, "kind", kind);
+}
+
+void WriteSelector(JsonWriter& w, const v1::SlurmCluster& cluster) {
+  w.Key("selector");
+  w.StartObject();
+  w.Key("matchLabels");
+  WriteComponentLabels(w, cluster, api::kSlurmctldComponent);
+  w.EndObject();
+}
+
+void WriteEnv(JsonWriter& w, std::initializer_list<std::pair<const char*, const char*>> vars) {
+  w.Key("env");
+  w.StartArray();
+  for (const auto& [name, value] : vars) {
+    w.StartObject();
+    k8s::WriteStringMember(w, "name", name);
+    k8s::WriteStringMember(w, "value", value);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteMounts(JsonWriter& w) {
+  w.Key("volumeMounts");
+  w.StartArray();
+  for (const auto& [name, path, read_only] : {std::tuple{"config", kSlurmConfigMountPath, true},
+                                              std::tuple{"munge-key", kMungeKeyMountPath, true},
+                                              std::tuple{"jwt-key", kJwtKeyMountPath, true},
+                                              std::tuple{"state", kStateSaveMountPath, false}}) {
+    w.StartObject();
+    k8s::WriteStringMember(w, "name", name);
+    k8s::WriteStringMember(w, "mountPath", path);
+    w.Key("readOnly");
+    w.Bool(read_only);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteSecretVolume(JsonWriter& w, absl::string_view name, absl::string_view secret) {
+  w.StartObject();
+  k8s::WriteStringMember(w, "name", name);
+  w.Key("secret");
+  w.StartObject();
+  k8s::WriteStringMember(w, "secretName", secret);
+  w.Key("defaultMode");
+  w.Int(0400);
+  w.EndObject();
+  w.EndObject();
+}
+
+void WriteVolumes(JsonWriter& w, const ControllerInputs& inputs) {
+  const std::string& cluster = ClusterName(*inputs.cluster);
+  w.Key("volumes");
+  w.StartArray();
+  w.StartObject();
+  k8s::WriteStringMember(w, "name", "config");
+  w.Key("configMap");
+  w.StartObject();
+  k8s::WriteStringMember(w, "name", api::SlurmConfigMapName(cluster));
+  w.EndObject();
+  w.EndObject();
+  WriteSecretVolume(w, "munge-key", inputs.munge_key_secret);
+  WriteSecretVolume(w, "jwt-key", inputs.jwt_key_secret);
+  w.StartObject();
+  k8s::WriteStringMember(w, "name", "state");
+  w.Key("persistentVolumeClaim");
+  w.StartObject();
+  k8s::WriteStringMember(w, "claimName", api::ControllerStateClaimName(cluster));
+  w.EndObject();
+  w.EndObject();
+  w.EndArray();
+}
+
+// spec.controller.resources as given (a Kubernetes ResourceRequirements).
+void WriteResources(JsonWriter& w, const v1::SlurmCluster& cluster) {
+  if (!cluster.spec().controller().has_resources()) return;
+  std::string json;
+  if (!google::protobuf::util::MessageToJsonString(cluster.spec().controller().resources(), &json)
+           .ok()) {
+    return;
+  }
+  w.Key("resources");
+  w.RawValue(json.data(), json.size(), rapidjson::kObjectType);
+}
+
+void WriteSlurmctldContainer(JsonWriter& w, const v1::SlurmCluster& cluster) {
+  w.StartObject();
+  k8s::WriteStringMember(w, "name", "slurmctld");
+  k8s::WriteStringMember(w, "image", cluster.spec().images().controller());
+  w.Key("args");
+  w.StartArray();
+  w.String("slurmctld");
+  w.String("-D");
+  w.EndArray();
+  WriteEnv(w, {{"TIDEPOOL_SLURM_CONFIG_DIR", kSlurmConfigMountPath},
+               {"TIDEPOOL_MUNGE_KEY", "/etc/tidepool/munge/munge.key"},
+               {"TIDEPOOL_JWT_KEY", "/etc/tidepool/jwt/jwt_hs256.key"},
+               {"TIDEPOOL_STATE_DIR", kStateSaveMountPath}});
+  w.Key("ports");
+  w.StartArray();
+  w.StartObject();
+  k8s::WriteStringMember(w, "name", "slurmctld");
+  w.Key("containerPort");
+  w.Int(kSlurmctldPort);
+  w.EndObject();
+  w.EndArray();
+  // Listening is what the other daemons need; a backup listens while standing by.
+  w.Key("readinessProbe");
+  w.StartObject();
+  w.Key("tcpSocket");
+  w.StartObject();
+  w.Key("port");
+  w.Int(kSlurmctldPort);
+  w.EndObject();
+  w.Key("periodSeconds");
+  w.Int(5);
+  w.EndObject();
+  WriteResources(w, cluster);
+  WriteMounts(w);
+  w.EndObject();
+}
+
+void WritePodTemplate(JsonWriter& w, const ControllerInputs& inputs) {
+  const v1::SlurmCluster& cluster = *inputs.cluster;
+  w.Key("template");
+  w.StartObject();
+  w.Key("metadata");
+  w.StartObject();
+  w.Key("labels");
+  WriteComponentLabels(w, cluster, api::kSlurmctldComponent);
+  w.EndObject();
+  w.Key("spec");
+  w.StartObject();
+  // slurmctld saves its state on SIGTERM; give it time to.
+  w.Key("terminationGracePeriodSeconds");
+  w.Int(30);
+  w.Key("enableServiceLinks");
+  w.Bool(false);
+  w.Key("containers");
+  w.StartArray();
+  WriteSlurmctldContainer(w, cluster);
+  w.EndArray();
+  WriteVolumes(w, inputs);
+  w.EndObject();
+  w.EndObject();
+}
+
+template <typename Body>
+std::string Json(Body&& body) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  body(w);
+  w.EndObject();
+  return buffer.GetString();
+}
+
+}  // namespace
+
+absl::StatusOr<int> ControllerReplicas(const v1::SlurmCluster& cluster) {
+  const v1::ControllerSpec& spec = cluster.spec().controller();
+  const int replicas = spec.has_replicas() ? spec.replicas() : 1;
+  if (replicas != 1 && replicas != 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("spec.controller.replicas is ", replicas,
+                     "; use 1 (a primary slurmctld) or 2 (primary and backup)"));
+  }
+  return replicas;
+}
+
+absl::Status ValidateControllerSpec(const v1::SlurmCluster& cluster) {
+  if (absl::StatusOr<int> replicas = ControllerReplicas(cluster); !replicas.ok()) {
+    return replicas.status();
+  }
+  if (cluster.spec().images().controller().empty()) {
+    return absl::InvalidArgumentError(
+        "spec.images.controller is empty; name the slurmctld image to run");
+  }
+  const std::string& size = cluster.spec().controller().state_save().size();
+  if (!size.empty()) {
+    absl::StatusOr<int64_t> bytes = k8s::QuantityValue(size);
+    if (!bytes.ok() || *bytes <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat("spec.controller.stateSave.size \"", size,
+                                                     "\" is not a positive quantity such as 50Gi"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string ControllerServiceBody(const v1::SlurmCluster& cluster) {
+  return Json([&](JsonWriter& w) {
+    WriteTypeMeta(w, "v1", "Service");
+    WriteOwnedMetadata(w, cluster, api::ControllerName(ClusterName(cluster)),
+                       api::kSlurmctldComponent);
+    w.Key("spec");
+    w.StartObject();
+    k8s::WriteStringMember(w, "clusterIP", "None");
+    w.Key("publishNotReadyAddresses");
+    w.Bool(true);
+    w.Key("selector");
+    WriteComponentLabels(w, cluster, api::kSlurmctldComponent);
+    w.Key("ports");
+    w.StartArray();
+    w.StartObject();
+    k8s::WriteStringMember(w, "name", "slurmctld");
+    w.Key("port");
+    w.Int(kSlurmctldPort);
+    w.Key("targetPort");
+    w.Int(kSlurmctldPort);
+    w.EndObject();
+    w.EndArray();
+    w.EndObject();
+  });
+}
+
+std::string ControllerDisruptionBudgetBody(const v1::SlurmCluster& cluster) {
+  return Json([&](JsonWriter& w) {
+    WriteTypeMeta(w, "policy/v1", "PodDisruptionBudget");
+    WriteOwnedMetadata(w, cluster, api::ControllerName(ClusterName(cluster)),
+                       api::kSlurmctldComponent);
+    w.Key("spec");
+    w.StartObject();
+    // One at a time: a node drain may move a lone slurmctld (its state is on the claim),
+    // but never takes primary and backup together.
+    w.Key("maxUnavailable");
+    w.Int(1);
+    WriteSelector(w, cluster);
+    w.EndObject();
+  });
+}
+
+std::string ControllerStatefulSetBody(const ControllerInputs& inputs) {
+  const v1::SlurmCluster& cluster = *inputs.cluster;
+  const std::string name = api::ControllerName(ClusterName(cluster));
+  return Json([&](JsonWriter& w) {
+    WriteTypeMeta(w, "apps/v1", "StatefulSet");
+    WriteOwnedMetadata(w, cluster, name, api::kSlurmctldComponent);
+    w.Key("spec");
+    w.StartObject();
+    w.Key("replicas");
+    w.Int(ControllerReplicas(cluster).value_or(1));
+    k8s::WriteStringMember(w, "serviceName", name);
+    // The backup starts with the primary, not after it is ready.
+    k8s::WriteStringMember(w, "podManagementPolicy", "Parallel");
+    WriteSelector(w, cluster);
+    WritePodTemplate(w, inputs);
+    w.EndObject();
+  });
+}
+
+std::string ControllerStateClaimBody(const v1::SlurmCluster& cluster) {
+  const v1::VolumeClaim& state = cluster.spec().controller().state_save();
+  const bool shared = ControllerReplicas(cluster).value_or(1) == 2;
+  return Json([&](JsonWriter& w) {
+    WriteTypeMeta(w, "v1", "PersistentVolumeClaim");
+    WriteOwnedMetadata(w, cluster, api::ControllerStateClaimName(ClusterName(cluster)),
+                       api::kSlurmctldComponent, Ownership::kOutlivesCluster);
+    w.Key("spec");
+    w.StartObject();
+    w.Key("accessModes");
+    w.StartArray();
+    w.String(shared ? "ReadWriteMany" : "ReadWriteOnce");
+    w.EndArray();
+    if (!state.storage_class_name().empty()) {
+      k8s::WriteStringMember(w, "storageClassName", state.storage_class_name());
+    }
+    w.Key("resources");
+    w.StartObject();
+    w.Key("requests");
+    w.StartObject();
+    k8s::WriteStringMember(w, "storage",
+                           state.size().empty() ? kDefaultStateSaveSize : state.size());
+    w.EndObject();
+    w.EndObject();
+    w.EndObject();
+  });
+}
+
+absl::Status CheckStateClaimFits(absl::string_view claim_json, int replicas) {
+  if (replicas < 2) return absl::OkStatus();
+  absl::StatusOr<rapidjson::Document> doc =
+      k8s::ParseJsonObject(claim_json, "PersistentVolumeClaim");
+  if (!doc.ok()) return doc.status();
+  const rapidjson::Value* spec = k8s::FindMember(*doc, "spec");
+  const rapidjson::Value* modes = spec != nullptr ? k8s::FindMember(*spec, "accessModes") : nullptr;
+  if (modes != nullptr && modes->IsArray()) {
+    for (const rapidjson::Value& mode : modes->GetArray()) {
+      if (mode.IsString() && absl::string_view(mode.GetString()) == "ReadWriteMany") {
+        return absl::OkStatus();
+      }
+    }
+  }
+  const rapidjson::Value* metadata = k8s::FindMember(*doc, "metadata");
+  const std::string name = metadata != nullptr ? k8s::StringMember(*metadata, "name") : "";
+  return absl::FailedPreconditionError(absl::StrCat(
+      "PersistentVolumeClaim ", name,
+      " is not ReadWriteMany, which a primary and a backup slurmctld need to share their state; "
+      "set spec.controller.replicas to 1, or move the state to a ReadWriteMany claim (stop "
+      "slurmctld, copy the data, delete the claim and let the controller create it again)"));
+}
+
+StatefulSetReadiness ReadStatefulSetReadiness(absl::string_view stateful_set_json) {
+  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(stateful_set_json, "StatefulSet");
+  if (!doc.ok()) return {};
+  const rapidjson::Value* spec = k8s::FindMember(*doc, "spec");
+  const rapidjson::Value* status = k8s::FindMember(*doc, "status");
+  return {.replicas = spec != nullptr ? static_cast<int>(k8s::IntMember(*spec, "replicas")) : 0,
+          .ready_replicas =
+              status != nullptr ? static_cast<int>(k8s::IntMember(*status, "readyReplicas")) : 0};
+}
+
+}  // namespace tidepool::cluster

@@ -1,0 +1,65 @@
+#pragma once
+
+// Pure builders of a cluster's slurmctld objects (controller_sync.h applies them):
+//   "<cluster>-controller"        headless Service (publishes not-ready pods, so the
+//                                 primary and backup find each other while starting)
+//   "<cluster>-controller"        StatefulSet, replicas 1 (primary) or 2 (+ backup), pods
+//                                 "<cluster>-controller-<i>" = SlurmctldHost i
+//   "<cluster>-controller"        PodDisruptionBudget, maxUnavailable 1
+//   "<cluster>-controller-state"  PVC with StateSaveLocation, shared by both replicas
+//                                 (ReadWriteMany when 2); not owned, so deleting the
+//                                 cluster keeps every job's saved state
+// The slurmctld pod mounts the rendered ConfigMap, the munge and JWT key Secrets and the
+// state PVC; the image's entrypoint (images/slurm/entrypoint) links the files into
+// /etc/slurm, installs the keys for their daemons and hands the state dir to SlurmUser.
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "tidepool/v1/slurm_cluster.pb.h"
+
+namespace tidepool::cluster {
+
+// Where the slurmctld pod has what it mounts, and the port it serves.
+inline constexpr char kSlurmConfigMountPath[] = "/etc/tidepool/slurm-config";
+inline constexpr char kMungeKeyMountPath[] = "/etc/tidepool/munge";
+inline constexpr char kJwtKeyMountPath[] = "/etc/tidepool/jwt";
+inline constexpr char kStateSaveMountPath[] = "/var/spool/slurmctld";
+inline constexpr int kSlurmctldPort = 6817;
+inline constexpr char kDefaultStateSaveSize[] = "10Gi";
+
+// What the slurmctld objects are made from.
+struct ControllerInputs {
+  const v1::SlurmCluster* cluster = nullptr;
+  std::string munge_key_secret;
+  std::string jwt_key_secret;
+};
+
+// spec.controller.replicas (default 1); InvalidArgument naming the field unless 1 or 2.
+absl::StatusOr<int> ControllerReplicas(const v1::SlurmCluster& cluster);
+// Everything the builders need from the spec, checked: replicas, images.controller,
+// stateSave.size; the error names the field and says what is accepted.
+absl::Status ValidateControllerSpec(const v1::SlurmCluster& cluster);
+
+// Server-side apply bodies (JSON). Call only with a spec ValidateControllerSpec accepts.
+std::string ControllerServiceBody(const v1::SlurmCluster& cluster);
+std::string ControllerDisruptionBudgetBody(const v1::SlurmCluster& cluster);
+std::string ControllerStatefulSetBody(const ControllerInputs& inputs);
+// A create body (the claim is made once and then left alone: its size and class are the
+// user's to change, and access modes cannot change).
+std::string ControllerStateClaimBody(const v1::SlurmCluster& cluster);
+
+// An existing state claim checked against the replicas asked for: two slurmctld share it,
+// which needs ReadWriteMany. FailedPrecondition says what to do.
+absl::Status CheckStateClaimFits(absl::string_view claim_json, int replicas);
+
+// What a StatefulSet's status says (zeros when unreadable).
+struct StatefulSetReadiness {
+  int replicas = 0;
+  int ready_replicas = 0;
+};
+StatefulSetReadiness ReadStatefulSetReadiness(absl::string_view stateful_set_json);
+
+}  // namespace tidepool::cluster
