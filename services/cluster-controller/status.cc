@@ -13,7 +13,7 @@ namespace {
 
 using k8s::JsonWriter;
 
-std::vector<k8s::Condition> Conditions(const ClusterOutcome& outcome) {
+std::vector<k8s::Condition> ConfigConditions(const ClusterOutcome& outcome) {
   const ConfigOutcome& o = outcome.config;
   const int64_t generation = outcome.generation;
   k8s::Condition rendered{.type = api::kConfigRenderedCondition, .observed_generation = generation};
@@ -50,6 +50,17 @@ std::vector<k8s::Condition> Conditions(const ClusterOutcome& outcome) {
                                  " to reach the Slurm controller before reconfiguring");
   }
   return {rendered, ready};
+}
+
+std::vector<k8s::Condition> Conditions(const ClusterOutcome& outcome) {
+  std::vector<k8s::Condition> conditions = ConfigConditions(outcome);
+  // Without usable auth Secrets no daemon of the cluster can start, whatever the config.
+  for (k8s::Condition& c : conditions) {
+    if (c.type != api::kReadyCondition || outcome.auth.ready) continue;
+    c = {api::kReadyCondition, "False", api::kAuthSecretInvalidReason,
+         outcome.auth.error,   "",      outcome.generation};
+  }
+  return conditions;
 }
 
 }  // namespace
