@@ -167,6 +167,11 @@ struct Fixture {
     (void)client->Delete(api::NodeSets(), kNamespace, "cpu");
     (void)client->Delete(api::SlurmClusters(), kNamespace, "loop");
     (void)client->Delete(k8s::ConfigMaps(), kNamespace, "loop-slurm-config");
+    // Owned by the cluster, but the test environment may run no garbage collector; one
+    // left behind would be a foreign cluster's to the next "loop".
+    for (const char* secret : {"loop-munge-key", "loop-jwt-key"}) {
+      (void)client->Delete(k8s::Secrets(), kNamespace, secret);
+    }
   }
   int Reconfigures() { return Count(syncer->process.Output(), "event=reconfigured"); }
   std::string ConfigMapHash() {
