@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "auth_sync.h"
 #include "common/log.h"
 #include "common/metrics.h"
 #include "config_sync.h"
@@ -70,6 +71,8 @@ std::vector<std::unique_ptr<ClusterStep>> Steps(
     ClusterInformers informers, k8s::EventRecorder& events, common::Clock* clock,
     const ConfigLoopOptions& options, prometheus::Family<prometheus::Counter>& reconfigures) {
   std::vector<std::unique_ptr<ClusterStep>> steps;
+  // Auth first: every daemon of the cluster mounts its Secrets.
+  steps.push_back(std::make_unique<AuthStep>(client, events, options.field_manager));
   if (options.control_plane == ControlPlane::kPods) {
     steps.push_back(
         std::make_unique<ControllerStep>(client, informers, events, options.field_manager));

@@ -54,7 +54,7 @@ k8s::Condition ControllerAvailable(const ControllerOutcome& o, int64_t generatio
 k8s::Condition Ready(const ClusterOutcome& outcome, const std::vector<k8s::Condition>& parts) {
   const ConfigOutcome& o = outcome.config;
   const int64_t generation = outcome.generation;
-  if (outcome.controller.managed && !outcome.auth.ready) {
+  if (!outcome.auth.ready) {
     return {api::kReadyCondition, "False", api::kAuthSecretInvalidReason,
             outcome.auth.error,   "",      generation};
   }

@@ -51,7 +51,8 @@ absl::StatusOr<k8s::ReconcileResult> ClusterReconciler::Reconcile(const std::str
     }
     result.requeue_after = Sooner(result.requeue_after, stepped->requeue_after);
   }
-  syncs_.Add({{"result", outcome.config.rendered ? "ok" : "invalid"}}).Increment();
+  const bool valid = outcome.auth.ready && outcome.config.rendered;
+  syncs_.Add({{"result", valid ? "ok" : "invalid"}}).Increment();
   if (absl::Status written = WriteStatus(cluster, outcome); !written.ok()) return written;
   return result;
 }

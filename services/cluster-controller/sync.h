@@ -1,9 +1,11 @@
 #pragma once
 
-// One SlurmCluster key: the cluster reconciler runs named steps in order (config now;
-// secrets, controller, REST API, accounting and login come next), each in its own
+// One SlurmCluster key: the cluster reconciler runs named steps in order (auth, then
+// controller for a control plane of pods, then config; REST API, accounting and login
+// come next), each in its own
 // <step>_sync.cc with pure builders beside it, then writes the status (status.h) from
-// what they found.
+// what they found. A later step sees what the earlier ones found in the outcome (a step
+// that needs the auth Secrets checks outcome.auth.ready).
 
 #include <memory>
 #include <optional>

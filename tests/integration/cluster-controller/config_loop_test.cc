@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -123,6 +124,44 @@ void CreateMember(k8s::Client& client, const std::string& pod, const std::string
                 .status());
 }
 
+// A generated auth Secret as the test reads it back.
+struct GeneratedSecret {
+  std::string resource_version;
+  std::string data;  // base64, as stored
+};
+
+// Checks the Secret `name` the controller generated for the SlurmCluster `cluster_uid`:
+// owned by it, labelled, immutable, and a key of `bytes` under `data_key`.
+GeneratedSecret CheckGeneratedSecret(k8s::Client& client, const std::string& name,
+                                     const std::string& component, const char* data_key,
+                                     size_t bytes, const std::string& cluster_uid) {
+  absl::StatusOr<std::string> json = client.Get(k8s::Secrets(), kNamespace, name);
+  RequireOk(json.status());
+  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(*json, name);
+  RequireOk(doc.status());
+  INFO(name);
+  CHECK(k8s::StringMember(*doc, "type") == "Opaque");
+  CHECK(k8s::BoolMember(*doc, "immutable"));
+  CHECK(Path({"metadata", "labels", "tidepool.dev/component"})(*doc) == component);
+  CHECK(Path({"metadata", "labels", "tidepool.dev/cluster"})(*doc) == "loop");
+  const rapidjson::Value* metadata = k8s::FindMember(*doc, "metadata");
+  REQUIRE(metadata != nullptr);
+  const rapidjson::Value* found = k8s::FindMember(*metadata, "ownerReferences");
+  REQUIRE(found != nullptr);
+  const rapidjson::Value& owners = *found;
+  REQUIRE(owners.IsArray());
+  REQUIRE(owners.Size() == 1);
+  CHECK(k8s::StringMember(owners[0], "kind") == "SlurmCluster");
+  CHECK(k8s::StringMember(owners[0], "uid") == cluster_uid);
+  CHECK(k8s::BoolMember(owners[0], "controller"));
+  CHECK(k8s::BoolMember(owners[0], "blockOwnerDeletion"));
+  const std::string data = Path({"data", data_key})(*doc);
+  std::string key;
+  REQUIRE(absl::Base64Unescape(data, &key));
+  CHECK(key.size() == bytes);
+  return {Path({"metadata", "resourceVersion"})(*doc), data};
+}
+
 struct Fixture {
   Fixture() : kube(Kubernetes().value()), slurm(Slurm().value()) {
     absl::StatusOr<CommandResult> crds =
@@ -169,6 +208,11 @@ struct Fixture {
     (void)client->Delete(api::NodeSets(), kNamespace, "cpu");
     (void)client->Delete(api::SlurmClusters(), kNamespace, "loop");
     (void)client->Delete(k8s::ConfigMaps(), kNamespace, "loop-slurm-config");
+    // Owned by the cluster, but the test environment may run no garbage collector; one
+    // left behind would be a foreign cluster's to the next "loop".
+    for (const char* secret : {"loop-munge-key", "loop-jwt-key", "site-munge"}) {
+      (void)client->Delete(k8s::Secrets(), kNamespace, secret);
+    }
   }
   int Reconfigures() { return Count(syncer->process.Output(), "event=reconfigured"); }
   std::string ConfigMapHash() {
@@ -288,6 +332,96 @@ TEST_CASE("the config loop renders, writes the ConfigMap, reconfigures once per 
     CHECK(f.ClusterStatus("configHash") == first_hash);
     CHECK(f.Reconfigures() == 1);
   }
+}
+
+TEST_CASE("the auth Secrets are generated once and kept; a missing user Secret is reported") {
+  Fixture f;
+  RequireOk(f.client
+                ->Create(api::SlurmClusters(), kNamespace,
+                         R"({"apiVersion":"tidepool.dev/v1alpha1","kind":"SlurmCluster",
+              "metadata":{"name":"loop"},"spec":{"clusterName":"loop",
+              "partitions":[{"name":"cpu","nodeSets":["cpu"],"default":true}]}})")
+                .status());
+  RequireOk(f.client
+                ->Create(api::NodeSets(), kNamespace,
+                         R"({"apiVersion":"tidepool.dev/v1alpha1","kind":"NodeSet",
+              "metadata":{"name":"cpu"},"spec":{"clusterRef":{"name":"loop"}}})")
+                .status());
+  CreateMember(*f.client, "cpu-01", "loop-k1");
+  const std::string uid = Field(*f.client, api::SlurmClusters(), "loop", Path({"metadata", "uid"}));
+  auto generated = [&](const char* name) {
+    return !Field(*f.client, k8s::Secrets(), name, Path({"metadata", "resourceVersion"})).empty();
+  };
+  const bool created = Eventually([&] {
+                         return generated("loop-munge-key") && generated("loop-jwt-key");
+                       }).has_value();
+  INFO(f.controller->process.Output());
+  REQUIRE(created);
+  const GeneratedSecret munge =
+      CheckGeneratedSecret(*f.client, "loop-munge-key", "munge-key", "munge.key", 1024, uid);
+  const GeneratedSecret jwt =
+      CheckGeneratedSecret(*f.client, "loop-jwt-key", "jwt-key", "jwt_hs256.key", 64, uid);
+  REQUIRE(Eventually([&] {
+            return absl::StartsWith(f.ClusterCondition("Ready"), "True/ConfigApplied");
+          }).has_value());
+  const std::string output = f.controller->process.Output();
+  CHECK(Count(output, "auth_secret_created") == 2);
+  // Neither the keys nor a piece of them reach the log.
+  CHECK_FALSE(absl::StrContains(output, munge.data.substr(0, 24)));
+  CHECK_FALSE(absl::StrContains(output, jwt.data.substr(0, 24)));
+
+  // A new leader reads the Secrets its predecessor made and keeps them as they are.
+  f.controller.reset();
+  f.controller = std::make_unique<Service>(f.StartController(absl::Seconds(1)));
+  AwaitReady(*f.controller);
+  RequireOk(f.client
+                ->MergePatch(api::SlurmClusters(), kNamespace, "loop",
+                             R"({"metadata":{"annotations":{"touch":"1"}}})")
+                .status());
+  absl::SleepFor(absl::Seconds(3));
+  CHECK(CheckGeneratedSecret(*f.client, "loop-munge-key", "munge-key", "munge.key", 1024, uid)
+            .resource_version == munge.resource_version);
+  CHECK(CheckGeneratedSecret(*f.client, "loop-jwt-key", "jwt-key", "jwt_hs256.key", 64, uid).data ==
+        jwt.data);
+  CHECK(Count(f.controller->process.Output(), "auth_secret_created") == 0);
+  CHECK(absl::StartsWith(f.ClusterCondition("Ready"), "True/ConfigApplied"));
+
+  // A user's Secret that does not exist: Ready says which and what it needs.
+  RequireOk(f.client
+                ->MergePatch(api::SlurmClusters(), kNamespace, "loop",
+                             R"({"spec":{"auth":{"mungeKeySecret":"site-munge"}}})")
+                .status());
+  const bool reported =
+      Eventually([&] {
+        return absl::StartsWith(f.ClusterCondition("Ready"), "False/AuthSecretInvalid/");
+      }).has_value();
+  INFO(f.controller->process.Output());
+  REQUIRE(reported);
+  const std::string ready = f.ClusterCondition("Ready");
+  CHECK(absl::StrContains(ready, R"(Secret "site-munge")"));
+  CHECK(absl::StrContains(ready, "munge.key"));
+  // The generated JWT Secret, still in use, is as it was.
+  CHECK(Field(*f.client, k8s::Secrets(), "loop-jwt-key", Path({"metadata", "resourceVersion"})) ==
+        jwt.resource_version);
+
+  // Once it exists (and the cluster is touched: Secrets are not watched) Ready recovers.
+  RequireOk(f.client
+                ->Create(k8s::Secrets(), kNamespace,
+                         absl::StrCat(R"({"apiVersion":"v1","kind":"Secret",
+                         "metadata":{"name":"site-munge"},"data":{"munge.key":")",
+                                      absl::Base64Escape(std::string(64, 'k')), R"("}})"))
+                .status());
+  RequireOk(f.client
+                ->MergePatch(api::SlurmClusters(), kNamespace, "loop",
+                             R"({"metadata":{"annotations":{"touch":"2"}}})")
+                .status());
+  CHECK(Eventually([&] {
+          return absl::StartsWith(f.ClusterCondition("Ready"), "True/ConfigApplied");
+        }).has_value());
+  // Never made ours.
+  absl::StatusOr<std::string> site = f.client->Get(k8s::Secrets(), kNamespace, "site-munge");
+  RequireOk(site.status());
+  CHECK_FALSE(absl::StrContains(*site, "ownerReferences"));
 }
 
 }  // namespace

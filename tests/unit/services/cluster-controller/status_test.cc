@@ -13,6 +13,7 @@ namespace {
 TEST_CASE("status says rendered and applied, or why not") {
   const absl::Time now = absl::FromUnixSeconds(1'800'000'000);
   ClusterOutcome applied{.generation = 3,
+                         .auth = {.ready = true},
                          .config = {.rendered = true,
                                     .rendered_hash = "sha256:b",
                                     .applied_hash = "sha256:b",
@@ -32,6 +33,7 @@ TEST_CASE("status says rendered and applied, or why not") {
 
   ClusterOutcome invalid{
       .generation = 4,
+      .auth = {.ready = true},
       .config = {.render_error = "spec.extraConfig: NodeName", .applied_hash = "sha256:a"}};
   patch = StatusPatch(invalid, {}, now);
   CHECK(absl::StrContains(
@@ -40,8 +42,41 @@ TEST_CASE("status says rendered and applied, or why not") {
   CHECK(absl::StrContains(patch, R"("configHash":"sha256:a")"));  // Slurm still runs the old one
 }
 
+TEST_CASE("unusable auth Secrets make the cluster not Ready, whatever the config") {
+  const absl::Time now = absl::FromUnixSeconds(1'800'000'000);
+  const ClusterOutcome outcome{
+      .generation = 5,
+      .auth = {.error = R"(Secret "research-munge-key" has no data key "munge.key")"},
+      .config = {.rendered = true,
+                 .rendered_hash = "sha256:b",
+                 .applied_hash = "sha256:b",
+                 .nodes = 2,
+                 .partitions = 1}};
+  const std::string patch = StatusPatch(outcome, {}, now);
+  CHECK(absl::StrContains(
+      patch,
+      R"("type":"Ready","status":"False","reason":"AuthSecretInvalid","message":"Secret \"research-munge-key\" has no data key \"munge.key\"")"));
+  // The config conditions say what they said before.
+  CHECK(absl::StrContains(patch, R"("type":"ConfigRendered","status":"True","reason":"Rendered")"));
+  CHECK(absl::StrContains(patch, R"("configHash":"sha256:b")"));
+
+  const std::map<std::string, k8s::Condition> current = {
+      {"ConfigRendered",
+       {"ConfigRendered", "True", "Rendered", "2 nodes in 1 partitions, sha256:b", "t", 5}},
+      {"Ready", {"Ready", "False", "AuthSecretInvalid", outcome.auth.error, "t", 5}}};
+  const ClusterStatusView view{
+      .config_hash = "sha256:b", .observed_generation = 5, .conditions = current};
+  CHECK(StatusUnchanged(outcome, view));
+  ClusterOutcome fixed = outcome;
+  fixed.auth = {.ready = true};
+  CHECK_FALSE(StatusUnchanged(fixed, view));
+  CHECK(absl::StrContains(StatusPatch(fixed, view, now),
+                          R"("type":"Ready","status":"True","reason":"ConfigApplied")"));
+}
+
 TEST_CASE("an unchanged status is recognised so nothing is written") {
   const ClusterOutcome outcome{.generation = 3,
+                               .auth = {.ready = true},
                                .config = {.rendered = true,
                                           .rendered_hash = "h",
                                           .applied_hash = "h",
@@ -66,7 +101,9 @@ TEST_CASE("a condition keeps its transition time while its status holds") {
   const std::map<std::string, k8s::Condition> current = {
       {"Ready", {"Ready", "True", "ConfigApplied", "old message", "2026-01-01T00:00:00Z", 1}}};
   const ClusterOutcome outcome{
-      .generation = 2, .config = {.rendered = true, .rendered_hash = "h", .applied_hash = "h"}};
+      .generation = 2,
+      .auth = {.ready = true},
+      .config = {.rendered = true, .rendered_hash = "h", .applied_hash = "h"}};
   CHECK(absl::StrContains(
       StatusPatch(outcome, {.conditions = current}, absl::FromUnixSeconds(1'800'000'000)),
       R"("type":"Ready","status":"True","reason":"ConfigApplied","message":"Slurm was reconfigured with h","lastTransitionTime":"2026-01-01T00:00:00Z")"));
@@ -112,7 +149,9 @@ TEST_CASE("a control plane of pods adds ControllerAvailable, and Ready waits for
 
 TEST_CASE("an external control plane has no ControllerAvailable condition") {
   const ClusterOutcome outcome{
-      .generation = 1, .config = {.rendered = true, .rendered_hash = "h", .applied_hash = "h"}};
+      .generation = 1,
+      .auth = {.ready = true},
+      .config = {.rendered = true, .rendered_hash = "h", .applied_hash = "h"}};
   const std::string patch = StatusPatch(outcome, {}, absl::FromUnixSeconds(1'800'000'000));
   CHECK_FALSE(absl::StrContains(patch, "ControllerAvailable"));
   CHECK(absl::StrContains(patch, R"("type":"Ready","status":"True")"));

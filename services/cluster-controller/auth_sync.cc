@@ -1,0 +1,108 @@
+#include "auth_sync.h"
+
+#include <openssl/rand.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/log.h"
+#include "k8s/resource.h"
+#include "tidepool/contract.h"
+#include "tidepool/resources.h"
+
+namespace tidepool::cluster {
+namespace {
+
+// `size` bytes from OpenSSL's CSPRNG.
+absl::StatusOr<std::string> RandomKey(size_t size) {
+  std::string key(size, '\0');
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(key.data()), static_cast<int>(size)) != 1) {
+    return absl::InternalError("RAND_bytes failed to generate a key");
+  }
+  return key;
+}
+
+}  // namespace
+
+AuthStep::AuthStep(k8s::Client& client, k8s::EventRecorder& events, std::string field_manager)
+    : client_(client), events_(events), field_manager_(std::move(field_manager)) {}
+
+void AuthStep::Event(const ClusterContext& cluster, k8s::EventType type, absl::string_view reason,
+                     absl::string_view note) {
+  if (cluster.ref.has_value()) events_.Record(*cluster.ref, type, reason, "Sync", note);
+}
+
+absl::StatusOr<k8s::ReconcileResult> AuthStep::Sync(const ClusterContext& cluster,
+                                                    ClusterOutcome& cluster_outcome) {
+  AuthOutcome& outcome = cluster_outcome.auth;
+  absl::StatusOr<v1::SlurmCluster> spec = api::ParseSlurmCluster(cluster.cluster->json);
+  if (!spec.ok()) {
+    // The config step reports the unreadable spec too; nothing to retry until it changes.
+    outcome.error = std::string(spec.status().message());
+    return k8s::ReconcileResult{};
+  }
+  outcome.munge_key_secret = AuthSecretOf(*spec, MungeKeyKind()).name;
+  outcome.jwt_key_secret = AuthSecretOf(*spec, JwtKeyKind()).name;
+  std::vector<std::string> problems;
+  for (const AuthKeyKind* kind : {&MungeKeyKind(), &JwtKeyKind()}) {
+    absl::StatusOr<SecretVerdict> verdict = EnsureSecret(cluster, *spec, *kind);
+    if (!verdict.ok()) return verdict.status();  // retried
+    if (verdict->usable) continue;
+    Event(cluster, k8s::EventType::kWarning, api::kAuthSecretInvalidReason, verdict->problem);
+    problems.push_back(std::move(verdict->problem));
+  }
+  outcome.ready = problems.empty();
+  outcome.error = absl::StrJoin(problems, "; ");
+  return k8s::ReconcileResult{};
+}
+
+absl::StatusOr<SecretVerdict> AuthStep::EnsureSecret(const ClusterContext& cluster,
+                                                     const v1::SlurmCluster& spec,
+                                                     const AuthKeyKind& kind) {
+  if (AuthSecretOf(spec, kind).generated) return EnsureGeneratedSecret(cluster, spec, kind);
+  return ReadUserSecret(spec, kind);
+}
+
+absl::StatusOr<SecretVerdict> AuthStep::ReadUserSecret(const v1::SlurmCluster& spec,
+                                                       const AuthKeyKind& kind) {
+  absl::StatusOr<std::string> secret =
+      client_.Get(k8s::Secrets(), spec.metadata().namespace_(), AuthSecretOf(spec, kind).name);
+  if (absl::IsNotFound(secret.status())) return MissingUserSecret(spec, kind);
+  if (!secret.ok()) return secret.status();
+  return CheckUserSecret(spec, kind, *secret);
+}
+
+absl::StatusOr<SecretVerdict> AuthStep::EnsureGeneratedSecret(const ClusterContext& cluster,
+                                                              const v1::SlurmCluster& spec,
+                                                              const AuthKeyKind& kind) {
+  const std::string& ns = spec.metadata().namespace_();
+  const std::string name = AuthSecretOf(spec, kind).name;
+  // Read first: after the first sync the Secret exists, and a key is generated only when
+  // it is about to be written.
+  absl::StatusOr<std::string> existing = client_.Get(k8s::Secrets(), ns, name);
+  if (existing.ok()) return CheckGeneratedSecret(spec, kind, *existing);
+  if (!absl::IsNotFound(existing.status())) return existing.status();
+  absl::StatusOr<std::string> key = RandomKey(kind.generated_bytes);
+  if (!key.ok()) return key.status();
+  absl::Status created = client_
+                             .Create(k8s::Secrets(), ns, GeneratedSecretBody(spec, kind, *key),
+                                     {.field_manager = field_manager_})
+                             .status();
+  if (absl::IsAlreadyExists(created)) {
+    // Another writer (a former leader) created it meanwhile: its key may be in use.
+    existing = client_.Get(k8s::Secrets(), ns, name);
+    if (!existing.ok()) return existing.status();
+    return CheckGeneratedSecret(spec, kind, *existing);
+  }
+  if (!created.ok()) return created;
+  common::LogInfo("auth_secret_created",
+                  {{"cluster", cluster.key}, {"secret", name}, {"key", kind.what}});
+  Event(cluster, k8s::EventType::kNormal, api::kSecretCreatedReason,
+        absl::StrCat("generated the ", kind.what, " in Secret ", name));
+  return SecretVerdict{.usable = true};
+}
+
+}  // namespace tidepool::cluster
