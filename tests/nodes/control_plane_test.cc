@@ -1,0 +1,197 @@
+// cluster-controller makes a SlurmCluster's control plane as pods on real kubelet nodes,
+// for each Slurm version the nodes carry: config-renderer and cluster-controller run as
+// processes beside the test (as tools/run runs them), the slurmctld pod from the project's
+// image. No slurm-syncer runs, so Ready stays False (reconfigure cannot be asked for);
+// what is checked is what the controller step builds and that slurmctld keeps its state.
+#include <catch2/catch_test_macros.hpp>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/strip.h"
+#include "nodes/kubectl_helpers.h"
+#include "support/child_process.h"
+#include "support/eventually.h"
+#include "support/ports.h"
+#include "support/testenv.h"
+
+namespace tidepool::testing {
+namespace {
+
+constexpr char kCluster[] = "research";
+
+std::string BinaryFromEnv(const char* variable) {
+  const char* path = std::getenv(variable);
+  REQUIRE(path != nullptr);
+  return path;
+}
+
+ChildProcess StartService(const char* binary_variable, std::vector<std::string> args,
+                          uint16_t grpc_port) {
+  args.insert(args.begin(), {"--listen_address=127.0.0.1", absl::StrCat("--grpc_port=", grpc_port),
+                             absl::StrCat("--http_port=", FreeLoopbackPort().value())});
+  absl::StatusOr<ChildProcess> process = ChildProcess::Spawn(BinaryFromEnv(binary_variable), args);
+  REQUIRE(process.ok());
+  return *std::move(process);
+}
+
+// config-renderer and cluster-controller for one namespace; stopped when it goes.
+struct ControlPlaneServices {
+  ControlPlaneServices(const KubernetesEnv& env, const std::string& ns) {
+    const uint16_t renderer_port = FreeLoopbackPort().value();
+    renderer.emplace(StartService("TIDEPOOL_CONFIG_RENDERER", {}, renderer_port));
+    controller.emplace(
+        StartService("TIDEPOOL_CLUSTER_CONTROLLER",
+                     {"--kubeconfig=" + env.kubeconfig,
+                      absl::StrCat("--renderer_address=127.0.0.1:", renderer_port),
+                      absl::StrCat("--syncer_address=127.0.0.1:", FreeLoopbackPort().value()),
+                      "--watch_namespace=" + ns, "--leader_elect=false", "--cgroup_plugin=disabled",
+                      "--control_plane=pods"},
+                     FreeLoopbackPort().value()));
+  }
+  std::optional<ChildProcess> renderer;
+  std::optional<ChildProcess> controller;
+};
+
+std::string ClusterManifest(const std::string& ns, const std::string& tag) {
+  return absl::StrCat(R"(apiVersion: tidepool.dev/v1alpha1
+kind: SlurmCluster
+metadata: {name: )",
+                      kCluster, ", namespace: ", ns, R"(}
+spec:
+  clusterName: )",
+                      kCluster, R"(
+  images: {controller: "localhost/tidepool/slurmctld:)",
+                      tag, R"("}
+  controller: {stateSave: {size: 1Gi}}
+)");
+}
+
+// "type=status/reason" of each condition of the cluster, one per line.
+std::string Conditions(const KubernetesEnv& env, const std::string& ns) {
+  return TryKubectl(env, {"-n", ns, "get", "slurmcluster", kCluster, "-o",
+                          "jsonpath={range .status.conditions[*]}{.type}={.status}/{.reason}: "
+                          "{.message}{\"\\n\"}{end}"})
+      .value_or("");
+}
+
+std::string Exec(const KubernetesEnv& env, const std::string& ns,
+                 const std::vector<std::string>& command) {
+  std::vector<std::string> args = {"-n", ns, "exec", absl::StrCat(kCluster, "-controller-0"), "--"};
+  args.insert(args.end(), command.begin(), command.end());
+  return MustKubectl(env, args);
+}
+
+std::vector<std::string> SlurmTags(const KubernetesEnv& env) {
+  std::vector<std::string> tags;
+  for (const std::string& image : ProjectImages(env)) {
+    if (absl::StartsWith(image, "localhost/tidepool/slurmctld:")) {
+      tags.push_back(std::string(absl::StripPrefix(image, "localhost/tidepool/slurmctld:")));
+    }
+  }
+  return tags;
+}
+
+void ApplyCrds(const KubernetesEnv& env) {
+  MustKubectl(env, {"apply", "-f", SourceRoot() + "/manifests/crds"});
+  MustKubectl(env, {"wait", "--for=condition=Established", "--timeout=60s", "crd",
+                    "slurmclusters.tidepool.dev", "nodesets.tidepool.dev"});
+}
+
+void AwaitControllerAvailable(const KubernetesEnv& env, const std::string& ns,
+                              const ControlPlaneServices& services) {
+  std::string conditions;
+  const bool available =
+      PollUntil(
+          [&] {
+            conditions = Conditions(env, ns);
+            return absl::StrContains(conditions, "ControllerAvailable=True/SlurmctldReady");
+          },
+          absl::Seconds(120), absl::Seconds(1))
+          .has_value();
+  INFO("conditions:\n"
+       << conditions << "\ncluster-controller:\n"
+       << services.controller->Output() << "\npods:\n"
+       << TryKubectl(env, {"-n", ns, "get", "pods", "-o", "wide"}).value_or(""));
+  REQUIRE(available);
+}
+
+TEST_CASE("a SlurmCluster's slurmctld runs as a pod with its keys and keeps jobs over a restart") {
+  const KubernetesEnv env = RequireKubernetes();
+  ApplyCrds(env);
+  const std::vector<std::string> tags = SlurmTags(env);
+  REQUIRE(!tags.empty());
+  for (const std::string& tag : tags) {
+    INFO("Slurm " << tag);
+    const std::string ns = absl::StrCat("cp-", absl::StrReplaceAll(tag, {{".", "-"}}));
+    EnsureNamespace(env, ns);
+    ControlPlaneServices services(env, ns);
+    Apply(env, ClusterManifest(ns, tag));
+    AwaitControllerAvailable(env, ns, services);
+
+    // The keys were generated for it and are owned by it.
+    for (const std::string secret : {"research-munge-key", "research-jwt-key"}) {
+      CHECK(MustKubectl(env, {"-n", ns, "get", "secret", secret, "-o",
+                              "jsonpath={.metadata.ownerReferences[0].kind}"}) == "SlurmCluster");
+    }
+    CHECK(absl::StrContains(Conditions(env, ns), "ConfigRendered=True/Rendered"));
+    // slurmctld runs as SlurmctldHost 0 with the rendered config and its JWT key.
+    CHECK(absl::StrContains(Exec(env, ns, {"scontrol", "ping"}),
+                            "Slurmctld(primary) at research-controller-0 is UP"));
+    CHECK(absl::StrContains(Exec(env, ns, {"scontrol", "show", "config"}), "ClusterName"));
+    CHECK(absl::StrContains(Exec(env, ns, {"stat", "-c", "%U %a", "/etc/slurm/jwt_hs256.key"}),
+                            "slurm 400"));
+
+    // A job survives the pod's replacement: the state is on the claim.
+    const std::string job(absl::StripAsciiWhitespace(
+        Exec(env, ns, {"sbatch", "--parsable", "--hold", "-o", "/dev/null", "--wrap", "true"})));
+    const std::string uid = MustKubectl(
+        env, {"-n", ns, "get", "pod", "research-controller-0", "-o", "jsonpath={.metadata.uid}"});
+    MustKubectl(env, {"-n", ns, "delete", "pod", "research-controller-0", "--wait=true"});
+    REQUIRE(PollUntil(
+        [&] {
+          std::optional<std::string> now =
+              TryKubectl(env, {"-n", ns, "get", "pod", "research-controller-0", "-o",
+                               "jsonpath={.metadata.uid} {.status.containerStatuses[0].ready}"});
+          return now.has_value() && !absl::StartsWith(*now, uid) && absl::EndsWith(*now, "true");
+        },
+        absl::Seconds(90), absl::Seconds(1)));
+    // The headless Service's record follows the new pod's address a moment after it is ready.
+    std::optional<std::string> queue;
+    const bool kept = PollUntil(
+                          [&] {
+                            queue = TryKubectl(env, {"-n", ns, "exec", "research-controller-0",
+                                                     "--", "squeue", "-h", "-o", "%i %r"});
+                            return queue.has_value();
+                          },
+                          absl::Seconds(30), absl::Seconds(1))
+                          .has_value();
+    INFO(TryKubectl(env, {"-n", ns, "logs", "research-controller-0", "--tail=20"}).value_or(""));
+    REQUIRE(kept);
+    CHECK(absl::StrContains(*queue, absl::StrCat(job, " JobHeldUser")));
+
+    // Deleting the cluster takes what it owns and keeps the state claim.
+    MustKubectl(env, {"-n", ns, "delete", "slurmcluster", kCluster, "--wait=true"});
+    const bool collected =
+        PollUntil(
+            [&] {
+              return TryKubectl(
+                         env, {"-n", ns, "get", "statefulsets,services,secrets,pdb", "-o", "name"})
+                         .value_or("x") == "";
+            },
+            absl::Seconds(60), absl::Seconds(1))
+            .has_value();
+    INFO(TryKubectl(env, {"-n", ns, "get", "all,secrets,pdb,pvc"}).value_or(""));
+    CHECK(collected);
+    CHECK(TryKubectl(env, {"-n", ns, "get", "pvc", "research-controller-state"}).has_value());
+    MustKubectl(env, {"delete", "namespace", ns, "--wait=true", "--timeout=120s"},
+                absl::Seconds(130));
+  }
+}
+
+}  // namespace
+}  // namespace tidepool::testing
