@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "k8s/object_json.h"
 #include "k8s/ownership.h"
+#include "owned_metadata.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
 #include "tidepool/contract.h"
@@ -17,22 +18,6 @@ using k8s::JsonWriter;
 
 // munged refuses keys under 32 bytes; an HS256 key as short as that is already weak.
 constexpr size_t kMinimumKeyBytes = 32;
-
-void WriteOwner(JsonWriter& w, const v1::ObjectMeta& meta) {
-  w.Key("ownerReferences");
-  w.StartArray();
-  w.StartObject();
-  k8s::WriteStringMember(w, "apiVersion", api::kApiVersion);
-  k8s::WriteStringMember(w, "kind", "SlurmCluster");
-  k8s::WriteStringMember(w, "name", meta.name());
-  k8s::WriteStringMember(w, "uid", meta.uid());
-  w.Key("controller");
-  w.Bool(true);
-  w.Key("blockOwnerDeletion");
-  w.Bool(true);
-  w.EndObject();
-  w.EndArray();
-}
 
 // What is wrong with the key a Secret holds ("" when nothing), as the end of a sentence
 // that starts with the Secret: its length at most, never its bytes.
@@ -105,17 +90,7 @@ std::string GeneratedSecretBody(const v1::SlurmCluster& cluster, const AuthKeyKi
   w.StartObject();
   k8s::WriteStringMember(w, "apiVersion", "v1");
   k8s::WriteStringMember(w, "kind", "Secret");
-  w.Key("metadata");
-  w.StartObject();
-  k8s::WriteStringMember(w, "name", kind.generated_name(meta.name()));
-  k8s::WriteStringMember(w, "namespace", meta.namespace_());
-  w.Key("labels");
-  w.StartObject();
-  k8s::WriteStringMember(w, api::kComponentLabel, kind.component);
-  k8s::WriteStringMember(w, api::kClusterLabel, meta.name());
-  w.EndObject();
-  WriteOwner(w, meta);
-  w.EndObject();
+  WriteOwnedMetadata(w, cluster, kind.generated_name(meta.name()), kind.component);
   k8s::WriteStringMember(w, "type", "Opaque");
   // A key in use is never replaced: a new one would lock out every daemon holding the old.
   w.Key("immutable");

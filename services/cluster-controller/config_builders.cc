@@ -1,6 +1,7 @@
 #include "config_builders.h"
 
 #include "k8s/object_json.h"
+#include "owned_metadata.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
 #include "tidepool/contract.h"
@@ -31,34 +32,10 @@ std::string ConfigMapApplyBody(const v1::SlurmCluster& cluster, const v1::Render
   w.StartObject();
   k8s::WriteStringMember(w, "apiVersion", "v1");
   k8s::WriteStringMember(w, "kind", "ConfigMap");
-  w.Key("metadata");
-  w.StartObject();
-  k8s::WriteStringMember(w, "name", api::SlurmConfigMapName(meta.name()));
-  k8s::WriteStringMember(w, "namespace", meta.namespace_());
-  w.Key("labels");
-  w.StartObject();
-  k8s::WriteStringMember(w, api::kComponentLabel, api::kSlurmConfigComponent);
-  k8s::WriteStringMember(w, api::kClusterLabel, meta.name());
-  w.EndObject();
-  w.Key("annotations");
-  w.StartObject();
-  k8s::WriteStringMember(w, api::kConfigHashAnnotation, rendered.config_hash());
-  k8s::WriteStringMember(w, api::kConfigWrittenAtAnnotation, k8s::FormatMicroTime(written_at));
-  w.EndObject();
-  w.Key("ownerReferences");
-  w.StartArray();
-  w.StartObject();
-  k8s::WriteStringMember(w, "apiVersion", api::kApiVersion);
-  k8s::WriteStringMember(w, "kind", "SlurmCluster");
-  k8s::WriteStringMember(w, "name", meta.name());
-  k8s::WriteStringMember(w, "uid", meta.uid());
-  w.Key("controller");
-  w.Bool(true);
-  w.Key("blockOwnerDeletion");
-  w.Bool(true);
-  w.EndObject();
-  w.EndArray();
-  w.EndObject();
+  WriteOwnedMetadata(w, cluster, api::SlurmConfigMapName(meta.name()), api::kSlurmConfigComponent,
+                     Ownership::kOwnedByCluster,
+                     {{api::kConfigHashAnnotation, rendered.config_hash()},
+                      {api::kConfigWrittenAtAnnotation, k8s::FormatMicroTime(written_at)}});
   w.Key("data");
   w.StartObject();
   for (const v1::RenderedFile& file : rendered.files())

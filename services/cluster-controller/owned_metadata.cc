@@ -14,7 +14,8 @@ void WriteComponentLabels(k8s::JsonWriter& w, const v1::SlurmCluster& cluster,
 }
 
 void WriteOwnedMetadata(k8s::JsonWriter& w, const v1::SlurmCluster& cluster, absl::string_view name,
-                        absl::string_view component, Ownership ownership) {
+                        absl::string_view component, Ownership ownership,
+                        const std::map<std::string, std::string>& annotations) {
   const v1::ObjectMeta& meta = cluster.metadata();
   w.Key("metadata");
   w.StartObject();
@@ -22,6 +23,12 @@ void WriteOwnedMetadata(k8s::JsonWriter& w, const v1::SlurmCluster& cluster, abs
   k8s::WriteStringMember(w, "namespace", meta.namespace_());
   w.Key("labels");
   WriteComponentLabels(w, cluster, component);
+  if (!annotations.empty()) {
+    w.Key("annotations");
+    w.StartObject();
+    for (const auto& [key, value] : annotations) k8s::WriteStringMember(w, key, value);
+    w.EndObject();
+  }
   if (ownership == Ownership::kOwnedByCluster) {
     w.Key("ownerReferences");
     w.StartArray();

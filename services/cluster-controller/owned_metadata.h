@@ -5,6 +5,7 @@
 // controller's informers select by), and, unless the object must outlive the cluster
 // (state PVCs), the SlurmCluster as controlling owner so it goes with the cluster.
 
+#include <map>
 #include <string>
 
 #include "absl/strings/string_view.h"
@@ -18,7 +19,8 @@ enum class Ownership { kOwnedByCluster, kOutlivesCluster };
 // Writes "metadata": {...} (the key and the object) into an open object.
 void WriteOwnedMetadata(k8s::JsonWriter& w, const v1::SlurmCluster& cluster, absl::string_view name,
                         absl::string_view component,
-                        Ownership ownership = Ownership::kOwnedByCluster);
+                        Ownership ownership = Ownership::kOwnedByCluster,
+                        const std::map<std::string, std::string>& annotations = {});
 
 // Writes the labels that select a component's pods: {component, cluster}.
 void WriteComponentLabels(k8s::JsonWriter& w, const v1::SlurmCluster& cluster,
