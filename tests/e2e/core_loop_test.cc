@@ -405,8 +405,19 @@ TEST_CASE("a rolling update waits for the running job and replaces the pod after
 
 TEST_CASE("a killed controller restarted converges with no duplicate pods") {
   System& s = ReadySystem();
+  const std::string uid = s.Json({"-n", "hpc", "get", "pod", "gpu-a-01"}, "{.metadata.uid}");
   s.Restart("nodeset-controller");
   s.Kubectl({"-n", "hpc", "delete", "pod", "gpu-a-01", "--wait=false"});
+  // Right after the delete the NodeSet status and sinfo still say all ready: wait for the
+  // replacement first (seen in CI order 2790808867).
+  CHECK(Eventually(
+            [&] {
+              const std::string now =
+                  s.Json({"-n", "hpc", "get", "pod", "gpu-a-01"}, "{.metadata.uid}");
+              return !now.empty() && now != uid;
+            },
+            absl::Seconds(90))
+            .has_value());
   CHECK(Eventually([&] { return s.AllReady(); }, absl::Seconds(120)).has_value());
   CHECK(s.Json({"-n", "hpc", "get", "pods"}, "{.items[*].metadata.name}") ==
         "gpu-a-01 gpu-a-02 gpu-b-01 gpu-b-02");
