@@ -25,6 +25,7 @@ inline constexpr char kSlurmConfigComponent[] = "slurm-config";
 inline constexpr char kMungeKeyComponent[] = "munge-key";
 inline constexpr char kJwtKeyComponent[] = "jwt-key";
 inline constexpr char kSlurmctldComponent[] = "slurmctld";
+inline constexpr char kSlurmrestdComponent[] = "slurmrestd";
 
 // ---------------------------------------------------------------------------------
 // Annotations.

@@ -34,6 +34,8 @@ std::string ControllerStateClaimName(absl::string_view cluster) {
   return absl::StrCat(cluster, "-controller-state");
 }
 
+std::string RestApiName(absl::string_view cluster) { return absl::StrCat(cluster, "-restapi"); }
+
 std::string NamePrefix(const tidepool::v1::NodeSet& node_set) {
   return node_set.spec().name_prefix().empty() ? node_set.metadata().name()
                                                : node_set.spec().name_prefix();

@@ -28,6 +28,11 @@ std::string ControllerName(absl::string_view cluster);
 std::string ControllerPodName(absl::string_view cluster, int index);
 std::string ControllerStateClaimName(absl::string_view cluster);
 
+// slurmrestd: Deployment and Service "<cluster>-restapi", serving HTTP with JWT auth on
+// kSlurmrestdPort; in-cluster URL http://<cluster>-restapi.<namespace>.svc:6820.
+std::string RestApiName(absl::string_view cluster);
+inline constexpr int kSlurmrestdPort = 6820;
+
 // spec.namePrefix, or metadata.name when unset.
 std::string NamePrefix(const tidepool::v1::NodeSet& node_set);
 
