@@ -105,6 +105,7 @@ inline constexpr char kReconfiguredReason[] = "Reconfigured";
 inline constexpr char kSecretCreatedReason[] = "SecretCreated";
 inline constexpr char kAuthSecretInvalidReason[] = "AuthSecretInvalid";
 inline constexpr char kControllerAppliedReason[] = "ControllerApplied";
+inline constexpr char kRestApiAppliedReason[] = "RestApiApplied";
 // nodeset-controller.
 inline constexpr char kInvalidSpecReason[] = "InvalidSpec";
 inline constexpr char kSuccessfulCreateReason[] = "SuccessfulCreate";

@@ -14,6 +14,7 @@
 #include "controller_sync.h"
 #include "k8s/object_json.h"
 #include "k8s/resource.h"
+#include "restapi_sync.h"
 #include "tidepool/naming.h"
 #include "tidepool/node_view.h"
 #include "tidepool/pod_view.h"
@@ -76,6 +77,8 @@ std::vector<std::unique_ptr<ClusterStep>> Steps(
   if (options.control_plane == ControlPlane::kPods) {
     steps.push_back(
         std::make_unique<ControllerStep>(client, informers, events, options.field_manager));
+    steps.push_back(
+        std::make_unique<RestApiStep>(client, informers, events, options.field_manager));
   }
   steps.push_back(
       std::make_unique<ConfigStep>(client, renderer, syncer, informers, events, clock,
@@ -112,6 +115,8 @@ ClusterController::ClusterController(k8s::Client& client,
                    Labelled(api::kSlurmConfigComponent)),
       stateful_sets_(client, k8s::StatefulSets(), options_.watch_namespace,
                      {.label_selector = api::kClusterLabel}),
+      deployments_(client, k8s::Deployments(), options_.watch_namespace,
+                   {.label_selector = api::kClusterLabel}),
       services_(client, k8s::Services(), options_.watch_namespace,
                 {.label_selector = api::kClusterLabel}),
       disruption_budgets_(client, k8s::PodDisruptionBudgets(), options_.watch_namespace,
@@ -151,6 +156,7 @@ ClusterInformers ClusterController::Informers() {
           .nodes = &nodes_,
           .config_maps = &config_maps_,
           .stateful_sets = &stateful_sets_,
+          .deployments = &deployments_,
           .services = &services_,
           .disruption_budgets = &disruption_budgets_,
           .claims = &claims_};
@@ -161,7 +167,7 @@ std::vector<k8s::Informer*> ClusterController::AllInformers() {
   if (options_.control_plane == ControlPlane::kPods) {
     // Only a control plane of pods has these to watch (and RBAC to list them).
     informers.insert(informers.end(),
-                     {&stateful_sets_, &services_, &disruption_budgets_, &claims_});
+                     {&stateful_sets_, &deployments_, &services_, &disruption_budgets_, &claims_});
   }
   return informers;
 }
@@ -208,8 +214,8 @@ void ClusterController::AddHandlers() {
   };
   clusters_.AddHandlers(by([](const k8s::CachedObject& o) { return o.meta.Key(); }));
   node_sets_.AddHandlers(by(ClusterOfNodeSet));
-  for (k8s::Informer* owned :
-       {&config_maps_, &stateful_sets_, &services_, &disruption_budgets_, &claims_}) {
+  for (k8s::Informer* owned : {&config_maps_, &stateful_sets_, &deployments_, &services_,
+                               &disruption_budgets_, &claims_}) {
     owned->AddHandlers(by(ClusterOfLabelled));
   }
   pods_.AddHandlers(by([this](const k8s::CachedObject& pod) {

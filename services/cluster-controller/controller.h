@@ -83,6 +83,7 @@ class ClusterController {
   k8s::Informer config_maps_;
   // The control plane's objects, selected by the tidepool.dev/cluster label.
   k8s::Informer stateful_sets_;
+  k8s::Informer deployments_;
   k8s::Informer services_;
   k8s::Informer disruption_budgets_;
   k8s::Informer claims_;

@@ -1,13 +1,13 @@
 #include "controller_builders.h"
 
 #include <initializer_list>
-#include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/json_util.h"
 #include "k8s/object_json.h"
 #include "k8s/quantity.h"
+#include "manifest_writing.h"
 #include "owned_metadata.h"
 #include "rapidjson/stringbuffer.h"
 #include "tidepool/contract.h"
@@ -20,31 +20,6 @@ using k8s::JsonWriter;
 
 const std::string& ClusterName(const v1::SlurmCluster& cluster) {
   return cluster.metadata().name();
-}
-
-void WriteTypeMeta(JsonWriter& w, absl::string_view api_version, absl::string_view kind) {
-  k8s::WriteStringMember(w, "apiVersion", api_version);
-  k8s::WriteStringMember(w, "kind", kind);
-}
-
-void WriteSelector(JsonWriter& w, const v1::SlurmCluster& cluster) {
-  w.Key("selector");
-  w.StartObject();
-  w.Key("matchLabels");
-  WriteComponentLabels(w, cluster, api::kSlurmctldComponent);
-  w.EndObject();
-}
-
-void WriteEnv(JsonWriter& w, std::initializer_list<std::pair<const char*, const char*>> vars) {
-  w.Key("env");
-  w.StartArray();
-  for (const auto& [name, value] : vars) {
-    w.StartObject();
-    k8s::WriteStringMember(w, "name", name);
-    k8s::WriteStringMember(w, "value", value);
-    w.EndObject();
-  }
-  w.EndArray();
 }
 
 void WriteMounts(JsonWriter& w) {
@@ -64,29 +39,11 @@ void WriteMounts(JsonWriter& w) {
   w.EndArray();
 }
 
-void WriteSecretVolume(JsonWriter& w, absl::string_view name, absl::string_view secret) {
-  w.StartObject();
-  k8s::WriteStringMember(w, "name", name);
-  w.Key("secret");
-  w.StartObject();
-  k8s::WriteStringMember(w, "secretName", secret);
-  w.Key("defaultMode");
-  w.Int(0400);
-  w.EndObject();
-  w.EndObject();
-}
-
 void WriteVolumes(JsonWriter& w, const ControllerInputs& inputs) {
   const std::string& cluster = ClusterName(*inputs.cluster);
   w.Key("volumes");
   w.StartArray();
-  w.StartObject();
-  k8s::WriteStringMember(w, "name", "config");
-  w.Key("configMap");
-  w.StartObject();
-  k8s::WriteStringMember(w, "name", api::SlurmConfigMapName(cluster));
-  w.EndObject();
-  w.EndObject();
+  WriteConfigVolume(w, *inputs.cluster);
   WriteSecretVolume(w, "munge-key", inputs.munge_key_secret);
   WriteSecretVolume(w, "jwt-key", inputs.jwt_key_secret);
   w.StartObject();
@@ -121,28 +78,11 @@ void WriteSlurmctldContainer(JsonWriter& w, const v1::SlurmCluster& cluster) {
   w.String("-D");
   w.EndArray();
   WriteEnv(w, {{"TIDEPOOL_SLURM_CONFIG_DIR", kSlurmConfigMountPath},
-               {"TIDEPOOL_MUNGE_KEY", "/etc/tidepool/munge/munge.key"},
-               {"TIDEPOOL_JWT_KEY", "/etc/tidepool/jwt/jwt_hs256.key"},
+               {"TIDEPOOL_MUNGE_KEY", absl::StrCat(kMungeKeyMountPath, "/", api::kMungeKeyFile)},
+               {"TIDEPOOL_JWT_KEY", absl::StrCat(kJwtKeyMountPath, "/", api::kJwtKeyFile)},
                {"TIDEPOOL_STATE_DIR", kStateSaveMountPath}});
-  w.Key("ports");
-  w.StartArray();
-  w.StartObject();
-  k8s::WriteStringMember(w, "name", "slurmctld");
-  w.Key("containerPort");
-  w.Int(kSlurmctldPort);
-  w.EndObject();
-  w.EndArray();
-  // Listening is what the other daemons need; a backup listens while standing by.
-  w.Key("readinessProbe");
-  w.StartObject();
-  w.Key("tcpSocket");
-  w.StartObject();
-  w.Key("port");
-  w.Int(kSlurmctldPort);
-  w.EndObject();
-  w.Key("periodSeconds");
-  w.Int(5);
-  w.EndObject();
+  // A backup listens while standing by, so ready means reachable for both.
+  WriteServedPort(w, "slurmctld", kSlurmctldPort);
   WriteResources(w, cluster);
   WriteMounts(w);
   w.EndObject();
@@ -171,16 +111,6 @@ void WritePodTemplate(JsonWriter& w, const ControllerInputs& inputs) {
   WriteVolumes(w, inputs);
   w.EndObject();
   w.EndObject();
-}
-
-template <typename Body>
-std::string Json(Body&& body) {
-  rapidjson::StringBuffer buffer;
-  JsonWriter w(buffer);
-  w.StartObject();
-  body(w);
-  w.EndObject();
-  return buffer.GetString();
 }
 
 }  // namespace
@@ -216,7 +146,7 @@ absl::Status ValidateControllerSpec(const v1::SlurmCluster& cluster) {
 }
 
 std::string ControllerServiceBody(const v1::SlurmCluster& cluster) {
-  return Json([&](JsonWriter& w) {
+  return JsonObject([&](JsonWriter& w) {
     WriteTypeMeta(w, "v1", "Service");
     WriteOwnedMetadata(w, cluster, api::ControllerName(ClusterName(cluster)),
                        api::kSlurmctldComponent);
@@ -227,22 +157,13 @@ std::string ControllerServiceBody(const v1::SlurmCluster& cluster) {
     w.Bool(true);
     w.Key("selector");
     WriteComponentLabels(w, cluster, api::kSlurmctldComponent);
-    w.Key("ports");
-    w.StartArray();
-    w.StartObject();
-    k8s::WriteStringMember(w, "name", "slurmctld");
-    w.Key("port");
-    w.Int(kSlurmctldPort);
-    w.Key("targetPort");
-    w.Int(kSlurmctldPort);
-    w.EndObject();
-    w.EndArray();
+    WriteServicePorts(w, "slurmctld", kSlurmctldPort);
     w.EndObject();
   });
 }
 
 std::string ControllerDisruptionBudgetBody(const v1::SlurmCluster& cluster) {
-  return Json([&](JsonWriter& w) {
+  return JsonObject([&](JsonWriter& w) {
     WriteTypeMeta(w, "policy/v1", "PodDisruptionBudget");
     WriteOwnedMetadata(w, cluster, api::ControllerName(ClusterName(cluster)),
                        api::kSlurmctldComponent);
@@ -252,7 +173,7 @@ std::string ControllerDisruptionBudgetBody(const v1::SlurmCluster& cluster) {
     // but never takes primary and backup together.
     w.Key("maxUnavailable");
     w.Int(1);
-    WriteSelector(w, cluster);
+    WriteSelector(w, cluster, api::kSlurmctldComponent);
     w.EndObject();
   });
 }
@@ -260,7 +181,7 @@ std::string ControllerDisruptionBudgetBody(const v1::SlurmCluster& cluster) {
 std::string ControllerStatefulSetBody(const ControllerInputs& inputs) {
   const v1::SlurmCluster& cluster = *inputs.cluster;
   const std::string name = api::ControllerName(ClusterName(cluster));
-  return Json([&](JsonWriter& w) {
+  return JsonObject([&](JsonWriter& w) {
     WriteTypeMeta(w, "apps/v1", "StatefulSet");
     WriteOwnedMetadata(w, cluster, name, api::kSlurmctldComponent);
     w.Key("spec");
@@ -270,7 +191,7 @@ std::string ControllerStatefulSetBody(const ControllerInputs& inputs) {
     k8s::WriteStringMember(w, "serviceName", name);
     // The backup starts with the primary, not after it is ready.
     k8s::WriteStringMember(w, "podManagementPolicy", "Parallel");
-    WriteSelector(w, cluster);
+    WriteSelector(w, cluster, api::kSlurmctldComponent);
     WritePodTemplate(w, inputs);
     w.EndObject();
   });
@@ -279,7 +200,7 @@ std::string ControllerStatefulSetBody(const ControllerInputs& inputs) {
 std::string ControllerStateClaimBody(const v1::SlurmCluster& cluster) {
   const v1::VolumeClaim& state = cluster.spec().controller().state_save();
   const bool shared = ControllerReplicas(cluster).value_or(1) == 2;
-  return Json([&](JsonWriter& w) {
+  return JsonObject([&](JsonWriter& w) {
     WriteTypeMeta(w, "v1", "PersistentVolumeClaim");
     WriteOwnedMetadata(w, cluster, api::ControllerStateClaimName(ClusterName(cluster)),
                        api::kSlurmctldComponent, Ownership::kOutlivesCluster);

@@ -22,10 +22,7 @@
 
 namespace tidepool::cluster {
 
-// Where the slurmctld pod has what it mounts, and the port it serves.
-inline constexpr char kSlurmConfigMountPath[] = "/etc/tidepool/slurm-config";
-inline constexpr char kMungeKeyMountPath[] = "/etc/tidepool/munge";
-inline constexpr char kJwtKeyMountPath[] = "/etc/tidepool/jwt";
+// Where the slurmctld pod has its state, and the port it serves.
 inline constexpr char kStateSaveMountPath[] = "/var/spool/slurmctld";
 inline constexpr int kSlurmctldPort = 6817;
 inline constexpr char kDefaultStateSaveSize[] = "10Gi";

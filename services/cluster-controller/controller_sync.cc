@@ -4,7 +4,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "applied_hash.h"
 #include "common/log.h"
 #include "controller_builders.h"
 #include "k8s/errors.h"
@@ -25,23 +24,7 @@ ControllerStep::ControllerStep(k8s::Client& client, ClusterInformers informers,
     : client_(client),
       informers_(informers),
       events_(events),
-      field_manager_(std::move(field_manager)) {}
-
-absl::StatusOr<bool> ControllerStep::ApplyIfChanged(const k8s::ResourceType& type,
-                                                    k8s::Informer& cache, const std::string& ns,
-                                                    const std::string& name,
-                                                    const std::string& body) {
-  absl::StatusOr<std::string> stamped = StampAppliedHash(body);
-  if (!stamped.ok()) return stamped.status();
-  const std::string hash = AppliedHashOf(*stamped);
-  k8s::CachedObjectPtr cached = cache.Get(absl::StrCat(ns, "/", name));
-  if (cached != nullptr && AppliedHashOf(cached->json) == hash) return false;
-  absl::Status applied =
-      client_.Apply(type, ns, name, *stamped, {.field_manager = field_manager_, .force = true})
-          .status();
-  if (!applied.ok()) return applied;
-  return true;
-}
+      applier_(client, std::move(field_manager)) {}
 
 absl::Status ControllerStep::EnsureStateClaim(const v1::SlurmCluster& spec, int replicas) {
   const std::string& ns = spec.metadata().namespace_();
@@ -63,7 +46,7 @@ absl::Status ControllerStep::EnsureStateClaim(const v1::SlurmCluster& spec, int 
 
 absl::StatusOr<k8s::ReconcileResult> ControllerStep::Sync(const ClusterContext& cluster,
                                                           ClusterOutcome& outcome) {
-  ControllerOutcome& result = outcome.controller;
+  ComponentOutcome& result = outcome.controller;
   result.managed = true;
   result.pod_selector = absl::StrCat(api::kComponentLabel, "=", api::kSlurmctldComponent, ",",
                                      api::kClusterLabel, "=", cluster.cluster->meta.name);
@@ -98,7 +81,7 @@ absl::StatusOr<k8s::ReconcileResult> ControllerStep::Sync(const ClusterContext& 
                    ControllerDisruptionBudgetBody(*spec)},
         std::tuple{&k8s::StatefulSets(), informers_.stateful_sets,
                    ControllerStatefulSetBody(inputs)}}) {
-    absl::StatusOr<bool> applied = ApplyIfChanged(*type, *cache, ns, name, body);
+    absl::StatusOr<bool> applied = applier_.Apply(*type, *cache, ns, name, body);
     if (!applied.ok()) return applied.status();
     wrote = wrote || *applied;
   }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "hashed_applier.h"
 #include "k8s/client.h"
 #include "k8s/event_recorder.h"
 #include "k8s/informer.h"
@@ -27,18 +28,13 @@ class ControllerStep : public ClusterStep {
                                             ClusterOutcome& outcome) override;
 
  private:
-  // Applies `body` as `name` unless the cached object already carries its hash; true when
-  // it wrote.
-  absl::StatusOr<bool> ApplyIfChanged(const k8s::ResourceType& type, k8s::Informer& cache,
-                                      const std::string& ns, const std::string& name,
-                                      const std::string& body);
   // Creates the state claim when absent and checks an existing one fits `replicas`.
   absl::Status EnsureStateClaim(const v1::SlurmCluster& spec, int replicas);
 
   k8s::Client& client_;
   const ClusterInformers informers_;
   k8s::EventRecorder& events_;
-  const std::string field_manager_;
+  HashedApplier applier_;
 };
 
 }  // namespace tidepool::cluster

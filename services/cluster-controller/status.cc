@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "k8s/object_json.h"
 #include "rapidjson/stringbuffer.h"
@@ -30,20 +31,24 @@ k8s::Condition ConfigRendered(const ConfigOutcome& o, int64_t generation) {
           generation};
 }
 
-k8s::Condition ControllerAvailable(const ControllerOutcome& o, int64_t generation) {
-  k8s::Condition c{.type = api::kControllerAvailableCondition, .observed_generation = generation};
+// "<Type>": True while at least one `daemon` is ready.
+k8s::Condition ComponentAvailable(const char* type, absl::string_view daemon,
+                                  const ComponentOutcome& o, int64_t generation) {
+  k8s::Condition c{.type = type, .observed_generation = generation};
+  std::string reason_daemon(daemon);
+  reason_daemon[0] = absl::ascii_toupper(reason_daemon[0]);
   if (!o.applied) {
     c.status = "False";
     c.reason = o.blocked_reason;
     c.message = o.error;
   } else if (o.ready_replicas > 0) {
     c.status = "True";
-    c.reason = "SlurmctldReady";
-    c.message = absl::StrCat(o.ready_replicas, " of ", o.replicas, " slurmctld ready");
+    c.reason = absl::StrCat(reason_daemon, "Ready");
+    c.message = absl::StrCat(o.ready_replicas, " of ", o.replicas, " ", daemon, " ready");
   } else {
     c.status = "False";
-    c.reason = "SlurmctldNotReady";
-    c.message = absl::StrCat("0 of ", o.replicas, " slurmctld ready; see kubectl get pods -l ",
+    c.reason = absl::StrCat(reason_daemon, "NotReady");
+    c.message = absl::StrCat("0 of ", o.replicas, " ", daemon, " ready; see kubectl get pods -l ",
                              o.pod_selector);
   }
   return c;
@@ -92,7 +97,12 @@ k8s::Condition Ready(const ClusterOutcome& outcome, const std::vector<k8s::Condi
 std::vector<k8s::Condition> Conditions(const ClusterOutcome& outcome) {
   std::vector<k8s::Condition> conditions;
   if (outcome.controller.managed) {
-    conditions.push_back(ControllerAvailable(outcome.controller, outcome.generation));
+    conditions.push_back(ComponentAvailable(api::kControllerAvailableCondition, "slurmctld",
+                                            outcome.controller, outcome.generation));
+  }
+  if (outcome.rest_api.managed) {
+    conditions.push_back(ComponentAvailable(api::kRestApiAvailableCondition, "slurmrestd",
+                                            outcome.rest_api, outcome.generation));
   }
   conditions.push_back(ConfigRendered(outcome.config, outcome.generation));
   conditions.push_back(Ready(outcome, conditions));

@@ -32,22 +32,23 @@ struct AuthOutcome {
   std::string error;  // when not ready: which Secret, what is wrong, what to do
 };
 
-// What the controller step found of the slurmctld StatefulSet.
-struct ControllerOutcome {
+// What a step found of the daemon it runs as pods (slurmctld, slurmrestd).
+struct ComponentOutcome {
   bool managed = false;        // the step ran: the control plane is made of pods
-  bool applied = false;        // the StatefulSet, Service, PDB and state claim are as asked
+  bool applied = false;        // its objects are as the spec asks
   std::string blocked_reason;  // when not applied: the condition reason
   std::string error;           // when not applied: what is wrong and what to do
   int replicas = 0;
   int ready_replicas = 0;
-  std::string pod_selector;  // the slurmctld pods' labels, for messages
+  std::string pod_selector;  // the daemon's pods' labels, for messages
 };
 
 // What one sync of a cluster found, step by step (the steps to come add theirs).
 struct ClusterOutcome {
   int64_t generation = 0;
   AuthOutcome auth;
-  ControllerOutcome controller;
+  ComponentOutcome controller;  // slurmctld
+  ComponentOutcome rest_api;    // slurmrestd
   ConfigOutcome config;
   // A step's error is worth a status write (it says why) before the retry.
   bool report_error = false;

@@ -33,6 +33,7 @@ struct ClusterInformers {
   k8s::Informer* config_maps = nullptr;  // slurm-config ConfigMaps
   // The control plane's objects (labelled tidepool.dev/cluster).
   k8s::Informer* stateful_sets = nullptr;
+  k8s::Informer* deployments = nullptr;
   k8s::Informer* services = nullptr;
   k8s::Informer* disruption_budgets = nullptr;
   k8s::Informer* claims = nullptr;

@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "applied_hash.h"
 #include "google/protobuf/util/json_util.h"
+#include "json_path.h"
 #include "k8s/object_json.h"
 
 namespace tidepool::cluster {
@@ -20,38 +21,6 @@ v1::SlurmCluster Cluster(int replicas = 1) {
   cluster.mutable_spec()->mutable_images()->set_controller("registry.example/slurmctld:26.05");
   cluster.mutable_spec()->mutable_controller()->set_replicas(replicas);
   return cluster;
-}
-
-rapidjson::Document Parse(const std::string& json) {
-  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(json, "body");
-  REQUIRE(doc.ok());
-  return *std::move(doc);
-}
-
-// The value at a path of member names and array indexes ("spec.template.spec.containers.0").
-const rapidjson::Value* At(const rapidjson::Value& root, const std::vector<std::string>& path) {
-  const rapidjson::Value* at = &root;
-  for (const std::string& step : path) {
-    if (at->IsArray()) {
-      const size_t index = std::stoul(step);
-      if (index >= at->Size()) return nullptr;
-      at = &(*at)[static_cast<rapidjson::SizeType>(index)];
-    } else {
-      at = k8s::FindMember(*at, step.c_str());
-    }
-    if (at == nullptr) return nullptr;
-  }
-  return at;
-}
-
-std::string StringAt(const rapidjson::Value& root, const std::vector<std::string>& path) {
-  const rapidjson::Value* value = At(root, path);
-  return value != nullptr && value->IsString() ? value->GetString() : "(none)";
-}
-
-int IntAt(const rapidjson::Value& root, const std::vector<std::string>& path) {
-  const rapidjson::Value* value = At(root, path);
-  return value != nullptr && value->IsInt() ? value->GetInt() : -1;
 }
 
 TEST_CASE("the slurmctld StatefulSet runs the image with config, keys and state mounted") {

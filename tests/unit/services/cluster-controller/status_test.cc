@@ -147,6 +147,27 @@ TEST_CASE("a control plane of pods adds ControllerAvailable, and Ready waits for
       R"("type":"Ready","status":"False","reason":"AuthSecretInvalid","message":"Secret hpc/x has no munge.key")"));
 }
 
+TEST_CASE("RestApiAvailable follows slurmrestd, and Ready waits for it too") {
+  const absl::Time now = absl::FromUnixSeconds(1'800'000'000);
+  ClusterOutcome outcome{
+      .generation = 2,
+      .auth = {.ready = true},
+      .controller = {.managed = true, .applied = true, .replicas = 1, .ready_replicas = 1},
+      .rest_api = {.managed = true, .applied = true, .replicas = 1, .ready_replicas = 0},
+      .config = {.rendered = true, .rendered_hash = "h", .applied_hash = "h"}};
+  std::string patch = StatusPatch(outcome, {}, now);
+  CHECK(absl::StrContains(
+      patch, R"("type":"RestApiAvailable","status":"False","reason":"SlurmrestdNotReady")"));
+  CHECK(
+      absl::StrContains(patch, R"("type":"Ready","status":"False","reason":"SlurmrestdNotReady")"));
+  outcome.rest_api.ready_replicas = 1;
+  patch = StatusPatch(outcome, {}, now);
+  CHECK(absl::StrContains(
+      patch,
+      R"("type":"RestApiAvailable","status":"True","reason":"SlurmrestdReady","message":"1 of 1 slurmrestd ready")"));
+  CHECK(absl::StrContains(patch, R"("type":"Ready","status":"True")"));
+}
+
 TEST_CASE("an external control plane has no ControllerAvailable condition") {
   const ClusterOutcome outcome{
       .generation = 1,

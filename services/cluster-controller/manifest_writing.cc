@@ -1,0 +1,112 @@
+#include "manifest_writing.h"
+
+#include "owned_metadata.h"
+#include "rapidjson/stringbuffer.h"
+#include "tidepool/naming.h"
+
+namespace tidepool::cluster {
+
+std::string JsonObject(const std::function<void(k8s::JsonWriter&)>& body) {
+  rapidjson::StringBuffer buffer;
+  k8s::JsonWriter w(buffer);
+  w.StartObject();
+  body(w);
+  w.EndObject();
+  return buffer.GetString();
+}
+
+void WriteTypeMeta(k8s::JsonWriter& w, absl::string_view api_version, absl::string_view kind) {
+  k8s::WriteStringMember(w, "apiVersion", api_version);
+  k8s::WriteStringMember(w, "kind", kind);
+}
+
+void WriteSelector(k8s::JsonWriter& w, const v1::SlurmCluster& cluster,
+                   absl::string_view component) {
+  w.Key("selector");
+  w.StartObject();
+  w.Key("matchLabels");
+  WriteComponentLabels(w, cluster, component);
+  w.EndObject();
+}
+
+void WriteEnv(k8s::JsonWriter& w,
+              std::initializer_list<std::pair<const char*, std::string>> variables) {
+  w.Key("env");
+  w.StartArray();
+  for (const auto& [name, value] : variables) {
+    w.StartObject();
+    k8s::WriteStringMember(w, "name", name);
+    k8s::WriteStringMember(w, "value", value);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteServedPort(k8s::JsonWriter& w, absl::string_view name, int port) {
+  w.Key("ports");
+  w.StartArray();
+  w.StartObject();
+  k8s::WriteStringMember(w, "name", name);
+  w.Key("containerPort");
+  w.Int(port);
+  w.EndObject();
+  w.EndArray();
+  // Listening is what the daemon's clients need.
+  w.Key("readinessProbe");
+  w.StartObject();
+  w.Key("tcpSocket");
+  w.StartObject();
+  w.Key("port");
+  w.Int(port);
+  w.EndObject();
+  w.Key("periodSeconds");
+  w.Int(5);
+  w.EndObject();
+}
+
+void WriteServicePorts(k8s::JsonWriter& w, absl::string_view name, int port) {
+  w.Key("ports");
+  w.StartArray();
+  w.StartObject();
+  k8s::WriteStringMember(w, "name", name);
+  w.Key("port");
+  w.Int(port);
+  w.Key("targetPort");
+  w.Int(port);
+  w.EndObject();
+  w.EndArray();
+}
+
+void WriteConfigVolume(k8s::JsonWriter& w, const v1::SlurmCluster& cluster) {
+  w.StartObject();
+  k8s::WriteStringMember(w, "name", "config");
+  w.Key("configMap");
+  w.StartObject();
+  k8s::WriteStringMember(w, "name", api::SlurmConfigMapName(cluster.metadata().name()));
+  w.EndObject();
+  w.EndObject();
+}
+
+void WriteSecretVolume(k8s::JsonWriter& w, absl::string_view name, absl::string_view secret) {
+  w.StartObject();
+  k8s::WriteStringMember(w, "name", name);
+  w.Key("secret");
+  w.StartObject();
+  k8s::WriteStringMember(w, "secretName", secret);
+  w.Key("defaultMode");
+  w.Int(0400);
+  w.EndObject();
+  w.EndObject();
+}
+
+void WriteMount(k8s::JsonWriter& w, absl::string_view volume, absl::string_view path,
+                bool read_only) {
+  w.StartObject();
+  k8s::WriteStringMember(w, "name", volume);
+  k8s::WriteStringMember(w, "mountPath", path);
+  w.Key("readOnly");
+  w.Bool(read_only);
+  w.EndObject();
+}
+
+}  // namespace tidepool::cluster

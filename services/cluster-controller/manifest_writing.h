@@ -1,0 +1,44 @@
+#pragma once
+
+// Pieces of the manifests the cluster-controller's builders write (controller_builders.h,
+// restapi_builders.h): type meta, env, volumes of the cluster's config and key Secrets,
+// ports and probes, each into an open JSON object or array.
+
+#include <functional>
+#include <initializer_list>
+#include <string>
+#include <utility>
+
+#include "absl/strings/string_view.h"
+#include "k8s/object_json.h"
+#include "tidepool/v1/slurm_cluster.pb.h"
+
+namespace tidepool::cluster {
+
+// Where the Slurm pods have what they mount (the image's entrypoint reads these paths).
+inline constexpr char kSlurmConfigMountPath[] = "/etc/tidepool/slurm-config";
+inline constexpr char kMungeKeyMountPath[] = "/etc/tidepool/munge";
+inline constexpr char kJwtKeyMountPath[] = "/etc/tidepool/jwt";
+
+// A JSON object written by `body` into an otherwise empty document.
+std::string JsonObject(const std::function<void(k8s::JsonWriter&)>& body);
+
+void WriteTypeMeta(k8s::JsonWriter& w, absl::string_view api_version, absl::string_view kind);
+// "selector": {"matchLabels": {component, cluster}}.
+void WriteSelector(k8s::JsonWriter& w, const v1::SlurmCluster& cluster,
+                   absl::string_view component);
+void WriteEnv(k8s::JsonWriter& w,
+              std::initializer_list<std::pair<const char*, std::string>> variables);
+// "ports": [{name, containerPort}] and a TCP readiness probe on it.
+void WriteServedPort(k8s::JsonWriter& w, absl::string_view name, int port);
+// "ports" of a Service: [{name, port, targetPort}].
+void WriteServicePorts(k8s::JsonWriter& w, absl::string_view name, int port);
+
+// Volume objects (into the open "volumes" array).
+void WriteConfigVolume(k8s::JsonWriter& w, const v1::SlurmCluster& cluster);  // "config"
+void WriteSecretVolume(k8s::JsonWriter& w, absl::string_view name, absl::string_view secret);
+// A volumeMounts entry.
+void WriteMount(k8s::JsonWriter& w, absl::string_view volume, absl::string_view path,
+                bool read_only);
+
+}  // namespace tidepool::cluster

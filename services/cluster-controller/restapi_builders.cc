@@ -1,0 +1,130 @@
+#include "restapi_builders.h"
+
+#include "absl/strings/str_cat.h"
+#include "k8s/object_json.h"
+#include "manifest_writing.h"
+#include "owned_metadata.h"
+#include "tidepool/contract.h"
+#include "tidepool/naming.h"
+
+namespace tidepool::cluster {
+namespace {
+
+using k8s::JsonWriter;
+
+constexpr int kMaxRestApiReplicas = 10;
+
+// The OpenAPI plugins slurmrestd serves: slurmdbd's only with accounting.
+std::string OpenApiSources(const v1::SlurmCluster& cluster) {
+  return cluster.spec().accounting().enabled() ? "openapi/slurmctld,openapi/slurmdbd"
+                                               : "openapi/slurmctld";
+}
+
+void WriteSlurmrestdContainer(JsonWriter& w, const v1::SlurmCluster& cluster) {
+  w.StartObject();
+  k8s::WriteStringMember(w, "name", "slurmrestd");
+  k8s::WriteStringMember(w, "image", cluster.spec().images().rest_api());
+  w.Key("args");
+  w.StartArray();
+  for (const std::string& arg :
+       {std::string("slurmrestd"), std::string("-s"), OpenApiSources(cluster), std::string("-a"),
+        std::string("rest_auth/jwt"), absl::StrCat("0.0.0.0:", api::kSlurmrestdPort)}) {
+    w.String(arg.c_str());
+  }
+  w.EndArray();
+  WriteEnv(w, {{"TIDEPOOL_SLURM_CONFIG_DIR", kSlurmConfigMountPath},
+               {"TIDEPOOL_MUNGE_KEY", absl::StrCat(kMungeKeyMountPath, "/", api::kMungeKeyFile)},
+               {"TIDEPOOL_RUN_AS", kSlurmrestdUser},
+               // Its own requests to slurmctld carry the caller's token, not one of its own.
+               {"SLURM_JWT", "daemon"}});
+  WriteServedPort(w, "http", api::kSlurmrestdPort);
+  w.Key("volumeMounts");
+  w.StartArray();
+  WriteMount(w, "config", kSlurmConfigMountPath, true);
+  WriteMount(w, "munge-key", kMungeKeyMountPath, true);
+  w.EndArray();
+  w.EndObject();
+}
+
+}  // namespace
+
+absl::StatusOr<int> RestApiReplicas(const v1::SlurmCluster& cluster) {
+  const v1::RestApiSpec& spec = cluster.spec().rest_api();
+  const int replicas = spec.has_replicas() ? spec.replicas() : 1;
+  if (replicas < 1 || replicas > kMaxRestApiReplicas) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("spec.restApi.replicas is ", replicas, "; use 1 to ", kMaxRestApiReplicas));
+  }
+  return replicas;
+}
+
+absl::Status ValidateRestApiSpec(const v1::SlurmCluster& cluster) {
+  if (absl::StatusOr<int> replicas = RestApiReplicas(cluster); !replicas.ok()) {
+    return replicas.status();
+  }
+  if (cluster.spec().images().rest_api().empty()) {
+    return absl::InvalidArgumentError(
+        "spec.images.restApi is empty; name the slurmrestd image to run");
+  }
+  return absl::OkStatus();
+}
+
+std::string RestApiDeploymentBody(const RestApiInputs& inputs) {
+  const v1::SlurmCluster& cluster = *inputs.cluster;
+  return JsonObject([&](JsonWriter& w) {
+    WriteTypeMeta(w, "apps/v1", "Deployment");
+    WriteOwnedMetadata(w, cluster, api::RestApiName(cluster.metadata().name()),
+                       api::kSlurmrestdComponent);
+    w.Key("spec");
+    w.StartObject();
+    w.Key("replicas");
+    w.Int(RestApiReplicas(cluster).value_or(1));
+    WriteSelector(w, cluster, api::kSlurmrestdComponent);
+    w.Key("template");
+    w.StartObject();
+    w.Key("metadata");
+    w.StartObject();
+    w.Key("labels");
+    WriteComponentLabels(w, cluster, api::kSlurmrestdComponent);
+    w.EndObject();
+    w.Key("spec");
+    w.StartObject();
+    w.Key("enableServiceLinks");
+    w.Bool(false);
+    w.Key("containers");
+    w.StartArray();
+    WriteSlurmrestdContainer(w, cluster);
+    w.EndArray();
+    w.Key("volumes");
+    w.StartArray();
+    WriteConfigVolume(w, cluster);
+    WriteSecretVolume(w, "munge-key", inputs.munge_key_secret);
+    w.EndArray();
+    w.EndObject();
+    w.EndObject();
+    w.EndObject();
+  });
+}
+
+std::string RestApiServiceBody(const v1::SlurmCluster& cluster) {
+  return JsonObject([&](JsonWriter& w) {
+    WriteTypeMeta(w, "v1", "Service");
+    WriteOwnedMetadata(w, cluster, api::RestApiName(cluster.metadata().name()),
+                       api::kSlurmrestdComponent);
+    w.Key("spec");
+    w.StartObject();
+    w.Key("selector");
+    WriteComponentLabels(w, cluster, api::kSlurmrestdComponent);
+    WriteServicePorts(w, "http", api::kSlurmrestdPort);
+    w.EndObject();
+  });
+}
+
+int AvailableReplicasOf(absl::string_view deployment_json) {
+  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(deployment_json, "Deployment");
+  if (!doc.ok()) return 0;
+  const rapidjson::Value* status = k8s::FindMember(*doc, "status");
+  return status != nullptr ? static_cast<int>(k8s::IntMember(*status, "availableReplicas")) : 0;
+}
+
+}  // namespace tidepool::cluster

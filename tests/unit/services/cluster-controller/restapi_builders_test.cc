@@ -1,0 +1,93 @@
+#include "restapi_builders.h"
+
+#include <catch2/catch_test_macros.hpp>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "json_path.h"
+
+namespace tidepool::cluster {
+namespace {
+
+v1::SlurmCluster Cluster() {
+  v1::SlurmCluster cluster;
+  cluster.mutable_metadata()->set_name("research");
+  cluster.mutable_metadata()->set_namespace_("hpc");
+  cluster.mutable_metadata()->set_uid("uid-1");
+  cluster.mutable_spec()->mutable_images()->set_rest_api("registry.example/slurmrestd:26.05");
+  return cluster;
+}
+
+std::string Args(const rapidjson::Value& container) {
+  std::string joined;
+  for (const rapidjson::Value& arg : (*At(container, {"args"})).GetArray()) {
+    joined += std::string(arg.GetString()) + " ";
+  }
+  return joined;
+}
+
+TEST_CASE("slurmrestd runs unprivileged with JWT auth, the config and the munge key") {
+  const v1::SlurmCluster cluster = Cluster();
+  const rapidjson::Document deployment =
+      Parse(RestApiDeploymentBody({.cluster = &cluster, .munge_key_secret = "mk"}));
+  CHECK(StringAt(deployment, {"kind"}) == "Deployment");
+  CHECK(StringAt(deployment, {"metadata", "name"}) == "research-restapi");
+  CHECK(StringAt(deployment, {"metadata", "ownerReferences", "0", "uid"}) == "uid-1");
+  CHECK(IntAt(deployment, {"spec", "replicas"}) == 1);
+  CHECK(StringAt(deployment, {"spec", "selector", "matchLabels", "tidepool.dev/component"}) ==
+        "slurmrestd");
+  const rapidjson::Value& pod = *At(deployment, {"spec", "template", "spec"});
+  const rapidjson::Value& container = *At(pod, {"containers", "0"});
+  CHECK(StringAt(container, {"image"}) == "registry.example/slurmrestd:26.05");
+  CHECK(Args(container) == "slurmrestd -s openapi/slurmctld -a rest_auth/jwt 0.0.0.0:6820 ");
+  CHECK(StringAt(container, {"env", "2", "name"}) == "TIDEPOOL_RUN_AS");
+  CHECK(StringAt(container, {"env", "2", "value"}) == "slurmrest");
+  CHECK(IntAt(container, {"readinessProbe", "tcpSocket", "port"}) == 6820);
+  CHECK(StringAt(pod, {"volumes", "0", "configMap", "name"}) == "research-slurm-config");
+  CHECK(StringAt(pod, {"volumes", "1", "secret", "secretName"}) == "mk");
+  // slurmrestd verifies no token itself: the JWT key stays with slurmctld.
+  CHECK_FALSE(absl::StrContains(RestApiDeploymentBody({.cluster = &cluster}), "jwt-key"));
+}
+
+TEST_CASE("slurmrestd serves the accounting API only with accounting") {
+  v1::SlurmCluster cluster = Cluster();
+  cluster.mutable_spec()->mutable_accounting()->set_enabled(true);
+  cluster.mutable_spec()->mutable_rest_api()->set_replicas(3);
+  const rapidjson::Document deployment = Parse(RestApiDeploymentBody({.cluster = &cluster}));
+  CHECK(absl::StrContains(Args(*At(deployment, {"spec", "template", "spec", "containers", "0"})),
+                          "-s openapi/slurmctld,openapi/slurmdbd "));
+  CHECK(IntAt(deployment, {"spec", "replicas"}) == 3);
+}
+
+TEST_CASE("the REST API Service selects the slurmrestd pods on 6820") {
+  const rapidjson::Document service = Parse(RestApiServiceBody(Cluster()));
+  CHECK(StringAt(service, {"metadata", "name"}) == "research-restapi");
+  CHECK(At(service, {"spec", "clusterIP"}) == nullptr);  // a ClusterIP the API server picks
+  CHECK(StringAt(service, {"spec", "selector", "tidepool.dev/component"}) == "slurmrestd");
+  CHECK(StringAt(service, {"spec", "selector", "tidepool.dev/cluster"}) == "research");
+  CHECK(IntAt(service, {"spec", "ports", "0", "port"}) == 6820);
+}
+
+TEST_CASE("a REST API spec the builders cannot use is refused naming the field") {
+  CHECK(ValidateRestApiSpec(Cluster()).ok());
+  v1::SlurmCluster no_image = Cluster();
+  no_image.mutable_spec()->mutable_images()->clear_rest_api();
+  CHECK(absl::StrContains(ValidateRestApiSpec(no_image).message(), "spec.images.restApi"));
+  for (int replicas : {0, 11, -1}) {
+    v1::SlurmCluster cluster = Cluster();
+    cluster.mutable_spec()->mutable_rest_api()->set_replicas(replicas);
+    const absl::Status status = ValidateRestApiSpec(cluster);
+    CAPTURE(replicas);
+    CHECK(absl::IsInvalidArgument(status));
+    CHECK(absl::StrContains(status.message(), "spec.restApi.replicas"));
+  }
+}
+
+TEST_CASE("a Deployment's available replicas are read from its status") {
+  CHECK(AvailableReplicasOf(R"({"metadata":{"name":"d"},"status":{"availableReplicas":2}})") == 2);
+  CHECK(AvailableReplicasOf(R"({"metadata":{"name":"d"}})") == 0);
+  CHECK(AvailableReplicasOf("[") == 0);
+}
+
+}  // namespace
+}  // namespace tidepool::cluster
