@@ -34,6 +34,15 @@ std::string ControllerStateClaimName(absl::string_view cluster) {
   return absl::StrCat(cluster, "-controller-state");
 }
 
+std::string ComputeServiceName(absl::string_view cluster) {
+  return absl::StrCat(cluster, "-compute");
+}
+
+std::string ComputeSearchDomain(absl::string_view cluster, absl::string_view ns,
+                                absl::string_view cluster_domain) {
+  return absl::StrCat(ComputeServiceName(cluster), ".", ns, ".svc.", cluster_domain);
+}
+
 std::string RestApiName(absl::string_view cluster) { return absl::StrCat(cluster, "-restapi"); }
 
 std::string NamePrefix(const tidepool::v1::NodeSet& node_set) {

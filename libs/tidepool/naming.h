@@ -28,6 +28,15 @@ std::string ControllerName(absl::string_view cluster);
 std::string ControllerPodName(absl::string_view cluster, int index);
 std::string ControllerStateClaimName(absl::string_view cluster);
 
+// The headless Service "<cluster>-compute" over a cluster's slurmd pods: each is the
+// subdomain of its pods, so "<slurm node>.<cluster>-compute.<ns>.svc.<domain>" resolves to
+// the pod, and Slurm's daemons find a node by its bare name with ComputeSearchDomain in
+// their DNS search path (no NodeAddr in slurm.conf).
+std::string ComputeServiceName(absl::string_view cluster);
+std::string ComputeSearchDomain(absl::string_view cluster, absl::string_view ns,
+                                absl::string_view cluster_domain);
+inline constexpr char kDefaultClusterDomain[] = "cluster.local";
+
 // slurmrestd: Deployment and Service "<cluster>-restapi", serving HTTP with JWT auth on
 // kSlurmrestdPort; in-cluster URL http://<cluster>-restapi.<namespace>.svc:6820.
 std::string RestApiName(absl::string_view cluster);
