@@ -75,8 +75,8 @@ std::vector<std::unique_ptr<ClusterStep>> Steps(
   // Auth first: every daemon of the cluster mounts its Secrets.
   steps.push_back(std::make_unique<AuthStep>(client, events, options.field_manager));
   if (options.control_plane == ControlPlane::kPods) {
-    steps.push_back(
-        std::make_unique<ControllerStep>(client, informers, events, options.field_manager));
+    steps.push_back(std::make_unique<ControllerStep>(
+        client, informers, events, options.field_manager, options.cluster_domain));
     steps.push_back(
         std::make_unique<RestApiStep>(client, informers, events, options.field_manager));
   }

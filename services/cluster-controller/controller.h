@@ -39,6 +39,7 @@ enum class ControlPlane { kPods, kExternal };
 
 struct ConfigLoopOptions {
   ControlPlane control_plane = ControlPlane::kPods;
+  std::string cluster_domain = "cluster.local";
   v1::RenderEnvironment environment;
   // How long a new ConfigMap takes to reach the Slurm controller's files (kubelet's
   // ConfigMap volume sync) before Slurm is told to reconfigure.

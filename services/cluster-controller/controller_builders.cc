@@ -104,6 +104,16 @@ void WritePodTemplate(JsonWriter& w, const ControllerInputs& inputs) {
   w.Int(30);
   w.Key("enableServiceLinks");
   w.Bool(false);
+  // Slurm names nodes by their bare names; their pods are in the compute Service's domain.
+  w.Key("dnsConfig");
+  w.StartObject();
+  w.Key("searches");
+  w.StartArray();
+  w.String(api::ComputeSearchDomain(ClusterName(cluster), cluster.metadata().namespace_(),
+                                    inputs.cluster_domain)
+               .c_str());
+  w.EndArray();
+  w.EndObject();
   w.Key("containers");
   w.StartArray();
   WriteSlurmctldContainer(w, cluster);
@@ -158,6 +168,24 @@ std::string ControllerServiceBody(const v1::SlurmCluster& cluster) {
     w.Key("selector");
     WriteComponentLabels(w, cluster, api::kSlurmctldComponent);
     WriteServicePorts(w, "slurmctld", kSlurmctldPort);
+    w.EndObject();
+  });
+}
+
+std::string ComputeServiceBody(const v1::SlurmCluster& cluster) {
+  return JsonObject([&](JsonWriter& w) {
+    WriteTypeMeta(w, "v1", "Service");
+    WriteOwnedMetadata(w, cluster, api::ComputeServiceName(ClusterName(cluster)),
+                       api::kSlurmdComponent);
+    w.Key("spec");
+    w.StartObject();
+    k8s::WriteStringMember(w, "clusterIP", "None");
+    // A node registers while its pod is not yet ready (readiness follows Slurm's state).
+    w.Key("publishNotReadyAddresses");
+    w.Bool(true);
+    w.Key("selector");
+    WriteComponentLabels(w, cluster, api::kSlurmdComponent);
+    WriteServicePorts(w, "slurmd", kSlurmdPort);
     w.EndObject();
   });
 }

@@ -25,6 +25,7 @@ namespace tidepool::cluster {
 // Where the slurmctld pod has its state, and the port it serves.
 inline constexpr char kStateSaveMountPath[] = "/var/spool/slurmctld";
 inline constexpr int kSlurmctldPort = 6817;
+inline constexpr int kSlurmdPort = 6818;
 inline constexpr char kDefaultStateSaveSize[] = "10Gi";
 
 // What the slurmctld objects are made from.
@@ -32,6 +33,7 @@ struct ControllerInputs {
   const v1::SlurmCluster* cluster = nullptr;
   std::string munge_key_secret;
   std::string jwt_key_secret;
+  std::string cluster_domain = "cluster.local";  // for the compute pods' search domain
 };
 
 // spec.controller.replicas (default 1); InvalidArgument naming the field unless 1 or 2.
@@ -44,6 +46,9 @@ absl::Status ValidateControllerSpec(const v1::SlurmCluster& cluster);
 std::string ControllerServiceBody(const v1::SlurmCluster& cluster);
 std::string ControllerDisruptionBudgetBody(const v1::SlurmCluster& cluster);
 std::string ControllerStatefulSetBody(const ControllerInputs& inputs);
+// "<cluster>-compute": headless, over the cluster's slurmd pods (their subdomain), so
+// slurmctld reaches a node by its bare name through its DNS search path.
+std::string ComputeServiceBody(const v1::SlurmCluster& cluster);
 // A create body (the claim is made once and then left alone: its size and class are the
 // user's to change, and access modes cannot change).
 std::string ControllerStateClaimBody(const v1::SlurmCluster& cluster);

@@ -20,11 +20,13 @@ constexpr char kStateClaimUnfitReason[] = "StateClaimUnfit";
 }  // namespace
 
 ControllerStep::ControllerStep(k8s::Client& client, ClusterInformers informers,
-                               k8s::EventRecorder& events, std::string field_manager)
+                               k8s::EventRecorder& events, std::string field_manager,
+                               std::string cluster_domain)
     : client_(client),
       informers_(informers),
       events_(events),
-      applier_(client, std::move(field_manager)) {}
+      applier_(client, std::move(field_manager)),
+      cluster_domain_(std::move(cluster_domain)) {}
 
 absl::Status ControllerStep::EnsureStateClaim(const v1::SlurmCluster& spec, int replicas) {
   const std::string& ns = spec.metadata().namespace_();
@@ -73,8 +75,13 @@ absl::StatusOr<k8s::ReconcileResult> ControllerStep::Sync(const ClusterContext& 
   const std::string name = api::ControllerName(spec->metadata().name());
   const ControllerInputs inputs{.cluster = &*spec,
                                 .munge_key_secret = outcome.auth.munge_key_secret,
-                                .jwt_key_secret = outcome.auth.jwt_key_secret};
+                                .jwt_key_secret = outcome.auth.jwt_key_secret,
+                                .cluster_domain = cluster_domain_};
   bool wrote = false;
+  const std::string compute = api::ComputeServiceName(spec->metadata().name());
+  absl::StatusOr<bool> compute_applied =
+      applier_.Apply(k8s::Services(), *informers_.services, ns, compute, ComputeServiceBody(*spec));
+  if (!compute_applied.ok()) return compute_applied.status();
   for (const auto& [type, cache, body] :
        {std::tuple{&k8s::Services(), informers_.services, ControllerServiceBody(*spec)},
         std::tuple{&k8s::PodDisruptionBudgets(), informers_.disruption_budgets,

@@ -21,7 +21,7 @@ class ControllerStep : public ClusterStep {
  public:
   // Everything passed outlives the step.
   ControllerStep(k8s::Client& client, ClusterInformers informers, k8s::EventRecorder& events,
-                 std::string field_manager);
+                 std::string field_manager, std::string cluster_domain);
 
   const char* name() const override { return "controller"; }
   absl::StatusOr<k8s::ReconcileResult> Sync(const ClusterContext& cluster,
@@ -35,6 +35,7 @@ class ControllerStep : public ClusterStep {
   const ClusterInformers informers_;
   k8s::EventRecorder& events_;
   HashedApplier applier_;
+  const std::string cluster_domain_;
 };
 
 }  // namespace tidepool::cluster

@@ -19,6 +19,9 @@ ABSL_FLAG(std::string, cgroup_plugin, "",
 ABSL_FLAG(std::string, control_plane, "pods",
           "Where each cluster's slurmctld runs: \"pods\" (the controller makes its Secrets, "
           "StatefulSet, Services) or \"external\" (run elsewhere; only config is managed)");
+ABSL_FLAG(std::string, cluster_domain, "cluster.local",
+          "The Kubernetes cluster's DNS domain (kubelet's clusterDomain), for the search path "
+          "that lets Slurm's daemons resolve compute pods by their Slurm names");
 
 namespace tidepool::cluster {
 namespace {
@@ -57,11 +60,18 @@ absl::StatusOr<ControllerSettings> BuildControllerSettings(const RawControllerFl
     return absl::InvalidArgumentError(absl::StrCat("--control_plane=\"", raw.control_plane,
                                                    "\" is not one of \"pods\", \"external\""));
   }
+  if (raw.cluster_domain.empty() ||
+      raw.cluster_domain.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-.") !=
+          std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat("--cluster_domain=\"", raw.cluster_domain,
+                                                   "\" is not a DNS domain such as cluster.local"));
+  }
   ControllerSettings settings{.client = raw.client,
                               .renderer_address = raw.renderer_address,
                               .syncer_address = raw.syncer_address};
   settings.loop.control_plane =
       raw.control_plane == "pods" ? ControlPlane::kPods : ControlPlane::kExternal;
+  settings.loop.cluster_domain = raw.cluster_domain;
   settings.loop.propagation_delay = raw.propagation_delay;
   settings.loop.watch_namespace = raw.watch_namespace;
   settings.loop.leadership = {.enabled = raw.leader_election.enabled,
@@ -85,7 +95,8 @@ RawControllerFlags ReadControllerFlags() {
           .controller_hosts = absl::GetFlag(FLAGS_controller_hosts),
           .gpu_device_prefix = absl::GetFlag(FLAGS_gpu_device_prefix),
           .cgroup_plugin = absl::GetFlag(FLAGS_cgroup_plugin),
-          .control_plane = absl::GetFlag(FLAGS_control_plane)};
+          .control_plane = absl::GetFlag(FLAGS_control_plane),
+          .cluster_domain = absl::GetFlag(FLAGS_cluster_domain)};
 }
 
 }  // namespace tidepool::cluster

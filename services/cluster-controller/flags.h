@@ -21,6 +21,7 @@ ABSL_DECLARE_FLAG(std::vector<std::string>, controller_hosts);
 ABSL_DECLARE_FLAG(std::string, gpu_device_prefix);
 ABSL_DECLARE_FLAG(std::string, cgroup_plugin);
 ABSL_DECLARE_FLAG(std::string, control_plane);
+ABSL_DECLARE_FLAG(std::string, cluster_domain);
 
 namespace tidepool::cluster {
 
@@ -35,6 +36,7 @@ struct RawControllerFlags {
   std::string gpu_device_prefix;
   std::string cgroup_plugin;
   std::string control_plane;
+  std::string cluster_domain;
 };
 
 struct ControllerSettings {

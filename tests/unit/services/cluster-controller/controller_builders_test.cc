@@ -49,6 +49,7 @@ TEST_CASE("the slurmctld StatefulSet runs the image with config, keys and state 
         "research-controller-state");
   CHECK(StringAt(pod, {"containers", "0", "volumeMounts", "3", "mountPath"}) ==
         "/var/spool/slurmctld");
+  CHECK(StringAt(pod, {"dnsConfig", "searches", "0"}) == "research-compute.hpc.svc.cluster.local");
   // No resources asked for, none written.
   CHECK(At(pod, {"containers", "0", "resources"}) == nullptr);
 }
@@ -76,6 +77,16 @@ TEST_CASE("the headless Service publishes not-ready slurmctld pods; the PDB allo
   CHECK(IntAt(budget, {"spec", "maxUnavailable"}) == 1);
   CHECK(StringAt(budget, {"spec", "selector", "matchLabels", "tidepool.dev/cluster"}) ==
         "research");
+}
+
+TEST_CASE("the compute Service is the slurmd pods' headless subdomain") {
+  const rapidjson::Document service = Parse(ComputeServiceBody(Cluster()));
+  CHECK(StringAt(service, {"metadata", "name"}) == "research-compute");
+  CHECK(StringAt(service, {"spec", "clusterIP"}) == "None");
+  CHECK(At(service, {"spec", "publishNotReadyAddresses"})->GetBool());
+  CHECK(StringAt(service, {"spec", "selector", "tidepool.dev/component"}) == "slurmd");
+  CHECK(StringAt(service, {"spec", "selector", "tidepool.dev/cluster"}) == "research");
+  CHECK(IntAt(service, {"spec", "ports", "0", "port"}) == 6818);
 }
 
 TEST_CASE("the state claim outlives the cluster and is shared when there is a backup") {

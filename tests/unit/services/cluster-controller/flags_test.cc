@@ -13,7 +13,8 @@ RawControllerFlags Defaults() {
           .propagation_delay = absl::Seconds(5),
           .controller_hosts = {"research-controller-0"},
           .gpu_device_prefix = "/tmp/gpu",
-          .control_plane = "pods"};
+          .control_plane = "pods",
+          .cluster_domain = "cluster.local"};
 }
 
 TEST_CASE("flags build the loop's options and render environment") {
@@ -48,6 +49,8 @@ TEST_CASE("bad flag values are refused naming the flag") {
        "--leader_election_namespace"},
       {[](RawControllerFlags& r) { r.controller_hosts = {"a b"}; }, "--controller_hosts"},
       {[](RawControllerFlags& r) { r.control_plane = "pod"; }, "--control_plane"},
+      {[](RawControllerFlags& r) { r.cluster_domain = ""; }, "--cluster_domain"},
+      {[](RawControllerFlags& r) { r.cluster_domain = "cluster local"; }, "--cluster_domain"},
   };
   for (const Case& c : cases) {
     RawControllerFlags raw = Defaults();
