@@ -16,6 +16,7 @@
 #include "nodes/kubectl_helpers.h"
 #include "support/child_process.h"
 #include "support/eventually.h"
+#include "support/http_get.h"
 #include "support/ports.h"
 #include "support/testenv.h"
 
@@ -66,7 +67,7 @@ spec:
   clusterName: )",
                       kCluster, R"(
   images: {controller: "localhost/tidepool/slurmctld:)",
-                      tag, R"("}
+                      tag, R"(", restApi: "localhost/tidepool/slurmrestd:)", tag, R"("}
   controller: {stateSave: {size: 1Gi}}
 )");
 }
@@ -120,6 +121,43 @@ void AwaitControllerAvailable(const KubernetesEnv& env, const std::string& ns,
   REQUIRE(available);
 }
 
+// slurmrestd through its Service: the ping of the newest API version it lists, with a
+// token slurmctld minted.
+void CheckRestApiAnswers(const KubernetesEnv& env, const std::string& ns) {
+  const std::string ip = MustKubectl(
+      env, {"-n", ns, "get", "service", "research-restapi", "-o", "jsonpath={.spec.clusterIP}"});
+  const std::string token(absl::StripAsciiWhitespace(
+      absl::StripPrefix(absl::StripAsciiWhitespace(
+                            Exec(env, ns, {"scontrol", "token", "username=slurm", "lifespan=300"})),
+                        "SLURM_JWT=")));
+  const std::vector<std::string> auth = {"X-SLURM-USER-TOKEN: " + token};
+  std::string ping_path;
+  absl::StatusOr<HttpResponse> openapi;
+  REQUIRE(PollUntil(
+      [&] {
+        openapi = HttpGet(absl::StrCat("http://", ip, ":6820/openapi/v3"), absl::Seconds(5), auth);
+        return openapi.ok() && openapi->status == 200;
+      },
+      absl::Seconds(30), absl::Seconds(1)));
+  // The paths are listed oldest version first; the last ping is the newest.
+  for (size_t at = openapi->body.find("\"/slurm/v"); at != std::string::npos;
+       at = openapi->body.find("\"/slurm/v", at + 1)) {
+    const size_t end = openapi->body.find('"', at + 1);
+    const std::string path = openapi->body.substr(at + 1, end - at - 1);
+    if (absl::EndsWith(path, "/ping/")) ping_path = path;
+  }
+  INFO(openapi->body.substr(0, 400));
+  REQUIRE(!ping_path.empty());
+  absl::StatusOr<HttpResponse> ping =
+      HttpGet(absl::StrCat("http://", ip, ":6820", ping_path), absl::Seconds(5), auth);
+  REQUIRE(ping.ok());
+  INFO(ping_path << ": " << ping->body);
+  CHECK(ping->status == 200);
+  CHECK(absl::StrContains(ping->body, "research-controller-0"));
+  // Without a token slurmrestd refuses.
+  CHECK(HttpGet(absl::StrCat("http://", ip, ":6820", ping_path))->status == 401);
+}
+
 TEST_CASE("a SlurmCluster's slurmctld runs as a pod with its keys and keeps jobs over a restart") {
   const KubernetesEnv env = RequireKubernetes();
   ApplyCrds(env);
@@ -145,6 +183,13 @@ TEST_CASE("a SlurmCluster's slurmctld runs as a pod with its keys and keeps jobs
     CHECK(absl::StrContains(Exec(env, ns, {"scontrol", "show", "config"}), "ClusterName"));
     CHECK(absl::StrContains(Exec(env, ns, {"stat", "-c", "%U %a", "/etc/slurm/jwt_hs256.key"}),
                             "slurm 400"));
+    // slurmrestd, reached through its Service with a token.
+    REQUIRE(PollUntil(
+        [&] {
+          return absl::StrContains(Conditions(env, ns), "RestApiAvailable=True/SlurmrestdReady");
+        },
+        absl::Seconds(90), absl::Seconds(1)));
+    CheckRestApiAnswers(env, ns);
 
     // A job survives the pod's replacement: the state is on the claim.
     const std::string job(absl::StripAsciiWhitespace(

@@ -16,7 +16,8 @@ size_t AppendBody(char* data, size_t size, size_t count, void* body) {
 
 }  // namespace
 
-absl::StatusOr<HttpResponse> HttpGet(const std::string& url, absl::Duration timeout) {
+absl::StatusOr<HttpResponse> HttpGet(const std::string& url, absl::Duration timeout,
+                                     const std::vector<std::string>& headers) {
   std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), curl_easy_cleanup);
   if (!curl) return absl::InternalError("curl_easy_init failed");
   HttpResponse response;
@@ -26,6 +27,12 @@ absl::StatusOr<HttpResponse> HttpGet(const std::string& url, absl::Duration time
   curl_easy_setopt(curl.get(), CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, AppendBody);
   curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &response.body);
+  std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> header_list(nullptr,
+                                                                          curl_slist_free_all);
+  for (const std::string& header : headers) {
+    header_list.reset(curl_slist_append(header_list.release(), header.c_str()));
+  }
+  if (header_list) curl_easy_setopt(curl.get(), CURLOPT_HTTPHEADER, header_list.get());
   const CURLcode code = curl_easy_perform(curl.get());
   if (code != CURLE_OK) {
     return absl::UnavailableError(absl::StrCat("GET ", url, ": ", curl_easy_strerror(code)));

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -13,8 +14,10 @@ struct HttpResponse {
   std::string body;
 };
 
-// A plain HTTP GET (no TLS) with a timeout; transport failures are errors.
+// A plain HTTP GET (no TLS) with a timeout and extra "Name: value" headers; transport
+// failures are errors.
 absl::StatusOr<HttpResponse> HttpGet(const std::string& url,
-                                     absl::Duration timeout = absl::Seconds(5));
+                                     absl::Duration timeout = absl::Seconds(5),
+                                     const std::vector<std::string>& headers = {});
 
 }  // namespace tidepool::testing
