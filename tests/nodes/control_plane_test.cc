@@ -139,11 +139,13 @@ void CheckRestApiAnswers(const KubernetesEnv& env, const std::string& ns) {
         return openapi.ok() && openapi->status == 200;
       },
       absl::Seconds(30), absl::Seconds(1)));
-  // The paths are listed oldest version first; the last ping is the newest.
-  for (size_t at = openapi->body.find("\"/slurm/v"); at != std::string::npos;
-       at = openapi->body.find("\"/slurm/v", at + 1)) {
-    const size_t end = openapi->body.find('"', at + 1);
-    const std::string path = openapi->body.substr(at + 1, end - at - 1);
+  // The paths are listed oldest version first; the last ping is the newest. JSON escapes
+  // their slashes.
+  const std::string body = absl::StrReplaceAll(openapi->body, {{"\\/", "/"}});
+  for (size_t at = body.find("\"/slurm/v"); at != std::string::npos;
+       at = body.find("\"/slurm/v", at + 1)) {
+    const size_t end = body.find('"', at + 1);
+    const std::string path = body.substr(at + 1, end - at - 1);
     if (absl::EndsWith(path, "/ping/")) ping_path = path;
   }
   INFO(openapi->body.substr(0, 400));
