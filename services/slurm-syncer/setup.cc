@@ -72,6 +72,9 @@ std::shared_ptr<slurm::rest::Authenticator> ClusterAuthenticator(const ClusterOp
       ClusterJwtKeySourceOptions{.cluster = cluster.ref.ToString(),
                                  .refresh_interval = cluster.key_refresh_interval});
   context.AddReadinessCheck("slurm_jwt_key", [source] { return source->Health(); });
+  // Read now rather than at the first slurmrestd call, so a problem with the objects is
+  // logged and in readiness at once (a failure is retried, not fatal).
+  (void)source->Key();
   return slurm::rest::NewJwtAuthenticator(source, {.user = cluster.jwt_user});
 }
 
