@@ -15,10 +15,23 @@ ClusterJwtKeySource::ClusterJwtKeySource(Reader read, ClusterJwtKeySourceOptions
 
 absl::StatusOr<std::string> ClusterJwtKeySource::Key() {
   const absl::Time now = options_.clock->Now();
+  {
+    absl::MutexLock lock(&mutex_);
+    if (reading_ || !ReadDue(now)) return Current();
+    // One reader at a time, outside the lock: readiness and the other callers get the
+    // key held meanwhile instead of waiting for the API server.
+    reading_ = true;
+    last_read_ = now;
+  }
+  absl::StatusOr<ClusterJwtKey> fresh = read_();
   absl::MutexLock lock(&mutex_);
-  if (ReadDue(now)) ReadNow(now);
-  if (!held_.has_value()) return last_failure_;
-  return held_->key;
+  reading_ = false;
+  if (fresh.ok()) {
+    Keep(*std::move(fresh));
+  } else {
+    NoteFailure(fresh.status());
+  }
+  return Current();
 }
 
 void ClusterJwtKeySource::Rejected() {
@@ -51,14 +64,9 @@ bool ClusterJwtKeySource::ReadDue(absl::Time now) const {
   return now - last_read_ >= (trusted ? options_.refresh_interval : options_.retry_interval);
 }
 
-void ClusterJwtKeySource::ReadNow(absl::Time now) {
-  last_read_ = now;
-  absl::StatusOr<ClusterJwtKey> fresh = read_();
-  if (fresh.ok()) {
-    Keep(*std::move(fresh));
-  } else {
-    NoteFailure(fresh.status());
-  }
+absl::StatusOr<std::string> ClusterJwtKeySource::Current() const {
+  if (!held_.has_value()) return last_failure_;
+  return held_->key;
 }
 
 void ClusterJwtKeySource::Keep(ClusterJwtKey fresh) {

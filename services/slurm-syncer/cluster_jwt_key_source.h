@@ -33,8 +33,8 @@ class ClusterJwtKeySource final : public slurm::rest::JwtKeySource {
  public:
   using Reader = std::function<absl::StatusOr<ClusterJwtKey>()>;
 
-  // `read` fetches the key (ReadClusterJwtKey in production); called under a lock, at
-  // most as often as the options allow.
+  // `read` fetches the key (ReadClusterJwtKey in production); called by one caller at a
+  // time, at most as often as the options allow.
   ClusterJwtKeySource(Reader read, ClusterJwtKeySourceOptions options);
 
   absl::StatusOr<std::string> Key() override;
@@ -46,7 +46,7 @@ class ClusterJwtKeySource final : public slurm::rest::JwtKeySource {
 
  private:
   bool ReadDue(absl::Time now) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  void ReadNow(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  absl::StatusOr<std::string> Current() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void Keep(ClusterJwtKey fresh) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void NoteFailure(const absl::Status& failure) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
@@ -58,6 +58,7 @@ class ClusterJwtKeySource final : public slurm::rest::JwtKeySource {
   // A read failed or slurmrestd refused the key: read again after retry_interval.
   bool stale_ ABSL_GUARDED_BY(mutex_) = false;
   bool rejection_logged_ ABSL_GUARDED_BY(mutex_) = false;
+  bool reading_ ABSL_GUARDED_BY(mutex_) = false;
   absl::Time last_read_ ABSL_GUARDED_BY(mutex_) = absl::InfinitePast();
 };
 

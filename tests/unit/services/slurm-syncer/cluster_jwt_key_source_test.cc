@@ -86,5 +86,27 @@ TEST_CASE("a failed re-read keeps serving the key held") {
   CHECK(f.api.reads == 3);
 }
 
+TEST_CASE("callers during a read get the key held instead of waiting for the API") {
+  common::FakeClock clock;
+  ClusterJwtKeySource* self = nullptr;
+  absl::StatusOr<std::string> seen_during_read;
+  int reads = 0;
+  ClusterJwtKeySource source(
+      [&]() -> absl::StatusOr<ClusterJwtKey> {
+        // Another caller arrives while this read is in flight.
+        seen_during_read = self->Key();
+        return ClusterJwtKey{.key = std::string(64, static_cast<char>('a' + reads++)),
+                             .secret = "hpc/research-jwt-key"};
+      },
+      {.cluster = "hpc/research", .refresh_interval = absl::Seconds(60), .clock = &clock});
+  self = &source;
+  CHECK(*source.Key() == std::string(64, 'a'));
+  CHECK_FALSE(seen_during_read.ok());  // nothing held yet
+  clock.Advance(absl::Seconds(60));
+  CHECK(*source.Key() == std::string(64, 'b'));
+  CHECK(*seen_during_read == std::string(64, 'a'));
+  CHECK(reads == 2);
+}
+
 }  // namespace
 }  // namespace tidepool::syncer
