@@ -58,7 +58,7 @@ absl::StatusOr<std::shared_ptr<k8s::Client>> NewKubeClient(const SyncerOptions& 
                         absl::StrCat(config.status().message(),
                                      " (or --sync_kubernetes=false to serve only Slurm)"));
   }
-  // The one place the real clock comes in for the Kubernetes side.
+  // The real clock paces the client's rate limiter.
   return std::make_shared<k8s::Client>(*std::move(config), common::RealClock());
 }
 
