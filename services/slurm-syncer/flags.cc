@@ -11,7 +11,8 @@
 
 ABSL_FLAG(std::string, slurm_rest_url, "http://127.0.0.1:6820",
           "slurmrestd base URL (http:// or https://); the host is ignored with "
-          "--slurm_rest_socket");
+          "--slurm_rest_socket; ignored with --slurm_cluster unless "
+          "--slurm_rest_address_from=url");
 ABSL_FLAG(std::string, slurm_rest_socket, "",
           "UNIX socket of slurmrestd (rest_auth/local: no token needed)");
 ABSL_FLAG(std::string, slurm_jwt_key_file, "",
@@ -21,6 +22,19 @@ ABSL_FLAG(std::string, slurm_jwt_user, "slurm",
           "nodes and reconfigure");
 ABSL_FLAG(std::string, slurm_token_file, "",
           "File holding a JWT for slurmrestd, re-read when it changes (instead of a key)");
+ABSL_FLAG(std::string, slurm_cluster, "",
+          "<namespace>/<name> of the SlurmCluster served: slurmrestd is its Service "
+          "<name>-restapi (see --slurm_rest_address_from) and tokens are minted from the JWT "
+          "key in its Secret (spec.auth.jwtKeySecret, else <name>-jwt-key), read through the "
+          "Kubernetes API; instead of --slurm_jwt_key_file / --slurm_token_file");
+ABSL_FLAG(std::string, slurm_rest_address_from, "dns",
+          "With --slurm_cluster, how slurmrestd is reached: dns "
+          "(http://<name>-restapi.<namespace>.svc:6820, in the cluster), service "
+          "(http://<spec.clusterIP of that Service>:6820, for a process outside the cluster "
+          "network that reaches ClusterIPs) or url (--slurm_rest_url)");
+ABSL_FLAG(absl::Duration, slurm_jwt_key_refresh_interval, absl::Minutes(2),
+          "With --slurm_cluster, how often the JWT key Secret is read again to pick up a "
+          "rotated key (1s-1h); it is also read again soon after slurmrestd refuses a token");
 ABSL_FLAG(std::string, slurm_rest_version, "",
           "data_parser version to use (v0.0.42-v0.0.45); empty: the newest both sides serve");
 ABSL_FLAG(absl::Duration, slurm_rest_timeout, absl::Seconds(10),
@@ -73,8 +87,8 @@ absl::StatusOr<std::shared_ptr<slurm::rest::Authenticator>> BuildAuthenticator(
   if (raw.jwt_key_file.empty()) {
     if (!raw.rest_socket.empty()) return slurm::rest::NewNoAuthenticator();
     return absl::InvalidArgumentError(
-        "no slurmrestd credentials: set --slurm_jwt_key_file or --slurm_token_file, or "
-        "--slurm_rest_socket for rest_auth/local");
+        "no slurmrestd credentials: set --slurm_cluster, --slurm_jwt_key_file or "
+        "--slurm_token_file, or --slurm_rest_socket for rest_auth/local");
   }
   if (raw.jwt_user.empty()) return absl::InvalidArgumentError("--slurm_jwt_user is empty");
   absl::StatusOr<std::unique_ptr<slurm::rest::Authenticator>> jwt =
@@ -84,6 +98,79 @@ absl::StatusOr<std::shared_ptr<slurm::rest::Authenticator>> BuildAuthenticator(
         absl::StrCat("--slurm_jwt_key_file: ", jwt.status().message()));
   }
   return std::shared_ptr<slurm::rest::Authenticator>(*std::move(jwt));
+}
+
+absl::StatusOr<RestAddressFrom> ParseRestAddressFrom(absl::string_view text) {
+  if (text == "dns") return RestAddressFrom::kDns;
+  if (text == "service") return RestAddressFrom::kService;
+  if (text == "url") return RestAddressFrom::kUrl;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--slurm_rest_address_from=\"", text, "\" is not one of dns, service, url"));
+}
+
+// --slurm_cluster replaces the other ways to name credentials; a second one set with it
+// would be silently ignored, so it is refused.
+absl::Status CheckClusterExclusive(const RawSyncerFlags& raw) {
+  for (const auto& [flag, value] :
+       {std::pair<absl::string_view, absl::string_view>{"--slurm_jwt_key_file", raw.jwt_key_file},
+        {"--slurm_token_file", raw.token_file},
+        {"--slurm_rest_socket", raw.rest_socket}}) {
+    if (value.empty()) continue;
+    return absl::InvalidArgumentError(
+        absl::StrCat("--slurm_cluster and ", flag,
+                     " are both set; use one (with --slurm_cluster the JWT key comes from the "
+                     "cluster's Secret and slurmrestd is its Service)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ClusterOptions> BuildClusterOptions(const RawSyncerFlags& raw,
+                                                   RestAddressFrom address_from) {
+  if (absl::Status s = CheckClusterExclusive(raw); !s.ok()) return s;
+  absl::StatusOr<ClusterRef> ref = ParseClusterRef(raw.cluster);
+  if (!ref.ok()) return ref.status();
+  if (raw.jwt_user.empty()) return absl::InvalidArgumentError("--slurm_jwt_user is empty");
+  if (absl::Status s = CheckRange("slurm_jwt_key_refresh_interval", raw.jwt_key_refresh_interval,
+                                  absl::Seconds(1), absl::Hours(1));
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = k8s::ValidateClientFlags(raw.kube_client); !s.ok()) return s;
+  return ClusterOptions{.ref = *std::move(ref),
+                        .address_from = address_from,
+                        .jwt_user = raw.jwt_user,
+                        .key_refresh_interval = raw.jwt_key_refresh_interval};
+}
+
+// The client options of slurmrestd: from the flags, or (address and, later, the
+// authenticator) from the SlurmCluster.
+absl::Status BuildClientOptions(const RawSyncerFlags& raw, SyncerOptions& options) {
+  absl::StatusOr<RestAddressFrom> address_from = ParseRestAddressFrom(raw.rest_address_from);
+  if (!address_from.ok()) return address_from.status();
+  options.client.base_url = raw.rest_url;
+  options.client.unix_socket = raw.rest_socket;
+  options.client.timeout = raw.rest_timeout;
+  options.client.version = raw.rest_version;
+  if (raw.cluster.empty()) {
+    absl::StatusOr<std::shared_ptr<slurm::rest::Authenticator>> auth = BuildAuthenticator(raw);
+    if (!auth.ok()) return auth.status();
+    options.client.auth = *std::move(auth);
+    return absl::OkStatus();
+  }
+  absl::StatusOr<ClusterOptions> cluster = BuildClusterOptions(raw, *address_from);
+  if (!cluster.ok()) return cluster.status();
+  switch (cluster->address_from) {
+    case RestAddressFrom::kDns:
+      options.client.base_url = RestUrlByDns(cluster->ref);
+      break;
+    case RestAddressFrom::kService:
+      options.client.base_url.clear();  // read from the Service when connecting
+      break;
+    case RestAddressFrom::kUrl:
+      break;
+  }
+  options.cluster = *std::move(cluster);
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -98,14 +185,8 @@ absl::StatusOr<SyncerOptions> BuildSyncerOptions(const RawSyncerFlags& raw) {
         absl::StrCat("--slurm_rest_version=\"", raw.rest_version, "\" is not of the form v0.0.N"));
   }
   if (absl::Status s = CheckDurations(raw); !s.ok()) return s;
-  absl::StatusOr<std::shared_ptr<slurm::rest::Authenticator>> auth = BuildAuthenticator(raw);
-  if (!auth.ok()) return auth.status();
   SyncerOptions options;
-  options.client.base_url = raw.rest_url;
-  options.client.unix_socket = raw.rest_socket;
-  options.client.auth = *std::move(auth);
-  options.client.timeout = raw.rest_timeout;
-  options.client.version = raw.rest_version;
+  if (absl::Status s = BuildClientOptions(raw, options); !s.ok()) return s;
   options.node_polling = {.interval = raw.node_poll_interval,
                           .full_resync_interval = raw.full_resync_interval};
   options.job_poll_interval = raw.job_poll_interval;
@@ -125,6 +206,8 @@ absl::StatusOr<SyncerOptions> BuildSyncerOptions(const RawSyncerFlags& raw) {
                                         .drain_conditions = raw.drain_node_conditions,
                                         .leader_elect = raw.leader_election.enabled,
                                         .lease_namespace = raw.leader_election.lease_namespace};
+  }
+  if (options.two_way.has_value() || options.cluster.has_value()) {
     options.kube_client = raw.kube_client;
   }
   return options;
@@ -136,6 +219,9 @@ RawSyncerFlags ReadSyncerFlags() {
           .jwt_key_file = absl::GetFlag(FLAGS_slurm_jwt_key_file),
           .jwt_user = absl::GetFlag(FLAGS_slurm_jwt_user),
           .token_file = absl::GetFlag(FLAGS_slurm_token_file),
+          .cluster = absl::GetFlag(FLAGS_slurm_cluster),
+          .rest_address_from = absl::GetFlag(FLAGS_slurm_rest_address_from),
+          .jwt_key_refresh_interval = absl::GetFlag(FLAGS_slurm_jwt_key_refresh_interval),
           .rest_version = absl::GetFlag(FLAGS_slurm_rest_version),
           .rest_timeout = absl::GetFlag(FLAGS_slurm_rest_timeout),
           .node_poll_interval = absl::GetFlag(FLAGS_node_poll_interval),

@@ -12,6 +12,7 @@
 #include "absl/flags/declare.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "cluster_ref.h"
 #include "k8s/client_flags.h"
 #include "node_poller.h"
 #include "slurm/rest/client.h"
@@ -22,6 +23,9 @@ ABSL_DECLARE_FLAG(std::string, slurm_rest_socket);
 ABSL_DECLARE_FLAG(std::string, slurm_jwt_key_file);
 ABSL_DECLARE_FLAG(std::string, slurm_jwt_user);
 ABSL_DECLARE_FLAG(std::string, slurm_token_file);
+ABSL_DECLARE_FLAG(std::string, slurm_cluster);
+ABSL_DECLARE_FLAG(std::string, slurm_rest_address_from);
+ABSL_DECLARE_FLAG(absl::Duration, slurm_jwt_key_refresh_interval);
 ABSL_DECLARE_FLAG(std::string, slurm_rest_version);
 ABSL_DECLARE_FLAG(absl::Duration, slurm_rest_timeout);
 ABSL_DECLARE_FLAG(absl::Duration, node_poll_interval);
@@ -39,6 +43,9 @@ struct RawSyncerFlags {
   std::string jwt_key_file;
   std::string jwt_user;
   std::string token_file;
+  std::string cluster;  // <namespace>/<name>
+  std::string rest_address_from = "dns";
+  absl::Duration jwt_key_refresh_interval = absl::Minutes(2);
   std::string rest_version;
   absl::Duration rest_timeout;
   absl::Duration node_poll_interval;
@@ -51,17 +58,35 @@ struct RawSyncerFlags {
   k8s::LeaderElectionFlags leader_election;
 };
 
+// Where the slurmrestd of a SlurmCluster is reached (--slurm_rest_address_from).
+enum class RestAddressFrom {
+  kDns,      // http://<name>-restapi.<namespace>.svc:6820
+  kService,  // http://<ClusterIP of that Service>:6820, read from the API
+  kUrl,      // --slurm_rest_url (tests, or a slurmrestd reached some other way)
+};
+
+// --slurm_cluster: the key and the address come from the cluster's objects.
+struct ClusterOptions {
+  ClusterRef ref;
+  RestAddressFrom address_from = RestAddressFrom::kDns;
+  std::string jwt_user;
+  absl::Duration key_refresh_interval;
+};
+
 struct SyncerOptions {
-  slurm::rest::ClientOptions client;  // auth included
+  // Auth included, except with `cluster`: then the authenticator is built once there is
+  // a Kubernetes client, and base_url is empty with RestAddressFrom::kService.
+  slurm::rest::ClientOptions client;
   NodePollerOptions node_polling;
   absl::Duration job_poll_interval;
   // The two-way sync with Kubernetes; unset when --sync_kubernetes=false.
   std::optional<TwoWaySyncOptions> two_way;
-  k8s::ClientFlags kube_client;  // used with two_way only
+  std::optional<ClusterOptions> cluster;
+  k8s::ClientFlags kube_client;  // used with two_way or cluster only
 };
 
-// Checks the values and builds the authenticator (reading the JWT key file now): the
-// error names the flag and says what to do.
+// Checks the values and builds the authenticator (reading the JWT key file now; with
+// --slurm_cluster that is left to setup): the error names the flag and says what to do.
 absl::StatusOr<SyncerOptions> BuildSyncerOptions(const RawSyncerFlags& raw);
 
 RawSyncerFlags ReadSyncerFlags();

@@ -4,6 +4,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "cluster_jwt_key.h"
+#include "cluster_jwt_key_source.h"
+#include "cluster_ref.h"
 #include "common/log.h"
 #include "flags.h"
 #include "job_poller.h"
@@ -21,8 +24,9 @@ namespace {
 
 // What lives as long as the process serves; stopped by the shutdown hook.
 struct Syncer {
-  Syncer(SyncerOptions options, prometheus::Registry& registry)
-      : gateway(std::move(options.client), registry),
+  Syncer(SyncerOptions options, prometheus::Registry& registry,
+         SlurmGateway::BaseUrlResolver resolve_base_url)
+      : gateway(std::move(options.client), registry, absl::Seconds(1), std::move(resolve_base_url)),
         node_feed([](const slurm::rest::Node& node) { return node.name; }),
         job_feed([](const slurm::rest::Job& job) { return job.id; }),
         node_poller(gateway, node_feed, options.node_polling, registry),
@@ -37,25 +41,55 @@ struct Syncer {
   NodePoller node_poller;
   NodeDrainer drainer;
   JobPoller job_poller;
-  // The Kubernetes side, when --sync_kubernetes.
-  std::unique_ptr<k8s::Client> kube;
+  // The Kubernetes client, with --sync_kubernetes or --slurm_cluster.
+  std::shared_ptr<k8s::Client> kube;
   std::unique_ptr<TwoWaySync> two_way;
 };
 
-absl::Status SetUpTwoWaySync(Syncer& syncer, const SyncerOptions& options,
-                             common::ServiceContext& context) {
+// Bounds each read of the cluster's objects: a slow API server delays slurmrestd calls.
+constexpr absl::Duration kClusterReadTimeout = absl::Seconds(5);
+
+absl::StatusOr<std::shared_ptr<k8s::Client>> NewKubeClient(const SyncerOptions& options) {
   absl::StatusOr<k8s::ClientConfig> config =
       k8s::ClientConfigFromFlags(options.kube_client, "tidepool-slurm-syncer");
   if (!config.ok()) {
+    if (options.cluster.has_value()) return config.status();  // needed for the credentials
     return absl::Status(config.status().code(),
                         absl::StrCat(config.status().message(),
                                      " (or --sync_kubernetes=false to serve only Slurm)"));
   }
-  // The one place the real clock comes in for the Kubernetes side.
-  common::Clock* const clock = common::RealClock();
-  syncer.kube = std::make_unique<k8s::Client>(*std::move(config), clock);
-  syncer.two_way = std::make_unique<TwoWaySync>(*syncer.kube, syncer.node_feed, syncer.drainer,
-                                                clock, *options.two_way, context.metrics());
+  // The real clock paces the client's rate limiter.
+  return std::make_shared<k8s::Client>(*std::move(config), common::RealClock());
+}
+
+// --slurm_cluster: tokens minted from the key in the cluster's Secret, kept fresh, with
+// readiness saying which object is wrong while there is no key.
+std::shared_ptr<slurm::rest::Authenticator> ClusterAuthenticator(const ClusterOptions& cluster,
+                                                                 std::shared_ptr<k8s::Client> kube,
+                                                                 common::ServiceContext& context) {
+  auto source = std::make_shared<ClusterJwtKeySource>(
+      [kube, ref = cluster.ref] { return ReadClusterJwtKey(*kube, ref, kClusterReadTimeout); },
+      ClusterJwtKeySourceOptions{.cluster = cluster.ref.ToString(),
+                                 .refresh_interval = cluster.key_refresh_interval});
+  context.AddReadinessCheck("slurm_jwt_key", [source] { return source->Health(); });
+  // Read now rather than at the first slurmrestd call, so a problem with the objects is
+  // logged and in readiness at once (a failure is retried, not fatal).
+  (void)source->Key();
+  return slurm::rest::NewJwtAuthenticator(source, {.user = cluster.jwt_user});
+}
+
+SlurmGateway::BaseUrlResolver ClusterBaseUrlResolver(const ClusterOptions& cluster,
+                                                     std::shared_ptr<k8s::Client> kube) {
+  if (cluster.address_from != RestAddressFrom::kService) return nullptr;
+  return
+      [kube, ref = cluster.ref] { return ReadRestUrlFromService(*kube, ref, kClusterReadTimeout); };
+}
+
+absl::Status SetUpTwoWaySync(Syncer& syncer, const SyncerOptions& options,
+                             common::ServiceContext& context) {
+  syncer.two_way =
+      std::make_unique<TwoWaySync>(*syncer.kube, syncer.node_feed, syncer.drainer,
+                                   common::RealClock(), *options.two_way, context.metrics());
   TwoWaySync* two_way = syncer.two_way.get();
   context.AddReadinessCheck("kubernetes", [two_way] {
     return two_way->Synced() ? absl::OkStatus()
@@ -70,7 +104,21 @@ absl::Status SetUpSlurmSyncer(common::ServiceContext& context) {
   absl::StatusOr<SyncerOptions> options = BuildSyncerOptions(ReadSyncerFlags());
   if (!options.ok()) return options.status();
   const NodePollerOptions polling = options->node_polling;
-  auto syncer = std::make_shared<Syncer>(*options, context.metrics());
+  std::shared_ptr<k8s::Client> kube;
+  if (options->two_way.has_value() || options->cluster.has_value()) {
+    absl::StatusOr<std::shared_ptr<k8s::Client>> client = NewKubeClient(*options);
+    if (!client.ok()) return client.status();
+    kube = *std::move(client);
+  }
+  SlurmGateway::BaseUrlResolver resolve_base_url;
+  if (options->cluster.has_value()) {
+    options->client.auth = ClusterAuthenticator(*options->cluster, kube, context);
+    resolve_base_url = ClusterBaseUrlResolver(*options->cluster, kube);
+  }
+  const std::string credentials =
+      options->client.auth != nullptr ? options->client.auth->Describe() : std::string("none");
+  auto syncer = std::make_shared<Syncer>(*options, context.metrics(), std::move(resolve_base_url));
+  syncer->kube = std::move(kube);
   if (options->two_way.has_value()) {
     if (absl::Status s = SetUpTwoWaySync(*syncer, *options, context); !s.ok()) return s;
   }
@@ -80,6 +128,7 @@ absl::Status SetUpSlurmSyncer(common::ServiceContext& context) {
   context.AddReadinessCheck("slurm", [syncer] { return syncer->Readiness(); });
   common::LogInfo("slurm_syncer_configured",
                   {{"slurmrestd", syncer->gateway.Describe()},
+                   {"credentials", credentials},
                    {"node_poll_interval", polling.interval},
                    {"full_resync_interval", polling.full_resync_interval},
                    {"sync_kubernetes", options->two_way.has_value()}});

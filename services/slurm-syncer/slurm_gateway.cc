@@ -18,9 +18,10 @@ using slurm::rest::Client;
 }  // namespace
 
 SlurmGateway::SlurmGateway(slurm::rest::ClientOptions options, prometheus::Registry& registry,
-                           absl::Duration reconnect_interval)
+                           absl::Duration reconnect_interval, BaseUrlResolver resolve_base_url)
     : options_(std::move(options)),
       reconnect_interval_(reconnect_interval),
+      resolve_base_url_(std::move(resolve_base_url)),
       requests_(prometheus::BuildCounter()
                     .Name(common::MetricName(kService, "rest_requests_total"))
                     .Help("slurmrestd calls by endpoint, method and outcome (a status code)")
@@ -36,6 +37,7 @@ absl::Status SlurmGateway::Connect() { return ConnectedClient().status(); }
 std::string SlurmGateway::Describe() {
   absl::MutexLock lock(&mutex_);
   if (client_ != nullptr) return client_->Describe();
+  if (resolve_base_url_ != nullptr) return "slurmrestd (address read when connecting)";
   return absl::StrCat("slurmrestd ",
                       options_.unix_socket.empty() ? options_.base_url : options_.unix_socket,
                       " (not connected)");
@@ -53,6 +55,15 @@ absl::StatusOr<Client*> SlurmGateway::ConnectedClient() {
   if (now - last_attempt_ < reconnect_interval_) return last_failure_;
   last_attempt_ = now;
   slurm::rest::ClientOptions options = options_;
+  if (resolve_base_url_ != nullptr) {
+    absl::StatusOr<std::string> url = resolve_base_url_();
+    if (!url.ok()) {
+      last_failure_ = absl::Status(
+          url.status().code(), absl::StrCat("cannot find slurmrestd: ", url.status().message()));
+      return last_failure_;
+    }
+    options.base_url = *std::move(url);
+  }
   options.on_version = [](absl::string_view chosen, const std::vector<std::string>& served) {
     common::LogInfo("slurmrestd_version_chosen",
                     {{"version", chosen}, {"served", absl::StrJoin(served, ",")}});

@@ -7,6 +7,7 @@
 //   tidepool_slurm_syncer_rest_requests_total{endpoint, method, outcome}
 //   tidepool_slurm_syncer_rest_request_duration_seconds{endpoint, method}
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,10 +25,15 @@ namespace tidepool::syncer {
 
 class SlurmGateway {
  public:
+  // The base URL, looked up anew before each connection attempt (a Service's ClusterIP).
+  using BaseUrlResolver = std::function<absl::StatusOr<std::string>()>;
+
   // Does not connect; the first call (or Connect) does. Connection attempts are at
-  // least `reconnect_interval` apart; calls in between get the last failure.
+  // least `reconnect_interval` apart; calls in between get the last failure. With
+  // `resolve_base_url`, options.base_url is replaced by what it returns.
   SlurmGateway(slurm::rest::ClientOptions options, prometheus::Registry& registry,
-               absl::Duration reconnect_interval = absl::Seconds(1));
+               absl::Duration reconnect_interval = absl::Seconds(1),
+               BaseUrlResolver resolve_base_url = nullptr);
 
   // Connects (negotiating the REST version) unless connected; the failure otherwise.
   absl::Status Connect();
@@ -59,6 +65,7 @@ class SlurmGateway {
 
   const slurm::rest::ClientOptions options_;
   const absl::Duration reconnect_interval_;
+  const BaseUrlResolver resolve_base_url_;
   prometheus::Family<prometheus::Counter>& requests_;
   prometheus::Family<prometheus::Histogram>& durations_;
 

@@ -6,30 +6,15 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "slurm/rest/read_file.h"
 
 namespace tidepool::slurm::rest {
 namespace {
-
-absl::StatusOr<std::string> ReadWholeFile(const std::string& path, absl::string_view what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const int err = errno;
-    const std::string message = absl::StrCat("cannot read ", what, " ", path, ": ", strerror(err));
-    if (err == ENOENT) return absl::NotFoundError(message);
-    if (err == EACCES || err == EPERM) return absl::PermissionDeniedError(message);
-    return absl::FailedPreconditionError(message);
-  }
-  std::ostringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
 
 std::string HmacSha256(absl::string_view key, absl::string_view data) {
   unsigned char digest[EVP_MAX_MD_SIZE];
@@ -57,31 +42,43 @@ std::string JsonEscape(absl::string_view s) {
 
 class JwtAuthenticator final : public Authenticator {
  public:
-  JwtAuthenticator(std::string key, JwtKeyOptions options)
-      : key_(std::move(key)), options_(std::move(options)) {
+  JwtAuthenticator(std::shared_ptr<JwtKeySource> source, JwtKeyOptions options)
+      : source_(std::move(source)), options_(std::move(options)) {
     if (options_.clock == nullptr) options_.clock = common::RealClock();
   }
 
   absl::StatusOr<std::vector<Header>> Headers() override {
+    absl::StatusOr<std::string> key = source_->Key();
+    if (!key.ok()) return key.status();
     const absl::Time now = options_.clock->Now();
     absl::MutexLock lock(&mutex_);
-    if (token_.empty() || expires_ - now < options_.refresh_before) {
-      token_ = MintJwt(key_, options_.user, now, options_.lifespan);
+    // A changed key (a rotated Secret) makes the current token worthless.
+    if (token_.empty() || *key != signed_with_ || expires_ - now < options_.refresh_before) {
+      token_ = MintJwt(*key, options_.user, now, options_.lifespan);
       expires_ = now + options_.lifespan;
+      signed_with_ = *std::move(key);
     }
     return std::vector<Header>{{std::string(kTokenHeader), token_}};
   }
 
+  void Rejected() override {
+    {
+      absl::MutexLock lock(&mutex_);
+      token_.clear();
+    }
+    source_->Rejected();
+  }
+
   std::string Describe() const override {
-    return absl::StrCat("jwt key ", options_.key_file.empty() ? "(in memory)" : options_.key_file,
-                        " user=", options_.user);
+    return absl::StrCat("jwt key ", source_->Describe(), " user=", options_.user);
   }
 
  private:
-  const std::string key_;
+  const std::shared_ptr<JwtKeySource> source_;
   JwtKeyOptions options_;
   absl::Mutex mutex_;
   std::string token_ ABSL_GUARDED_BY(mutex_);
+  std::string signed_with_ ABSL_GUARDED_BY(mutex_);
   absl::Time expires_ ABSL_GUARDED_BY(mutex_) = absl::InfinitePast();
 };
 
@@ -172,16 +169,18 @@ std::string MintJwt(absl::string_view key, absl::string_view user, absl::Time is
 }
 
 absl::StatusOr<std::unique_ptr<Authenticator>> NewJwtKeyAuthenticator(JwtKeyOptions options) {
-  absl::StatusOr<std::string> key = ReadWholeFile(options.key_file, "JWT key");
-  if (!key.ok()) return key.status();
-  if (key->empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("JWT key ", options.key_file, " is empty"));
-  }
-  return NewJwtAuthenticatorFromKey(*std::move(key), std::move(options));
+  absl::StatusOr<std::unique_ptr<JwtKeySource>> source = NewJwtKeyFileSource(options.key_file);
+  if (!source.ok()) return source.status();
+  return NewJwtAuthenticator(*std::move(source), std::move(options));
 }
 
 std::unique_ptr<Authenticator> NewJwtAuthenticatorFromKey(std::string key, JwtKeyOptions options) {
-  return std::make_unique<JwtAuthenticator>(std::move(key), std::move(options));
+  return NewJwtAuthenticator(NewFixedJwtKeySource(std::move(key)), std::move(options));
+}
+
+std::unique_ptr<Authenticator> NewJwtAuthenticator(std::shared_ptr<JwtKeySource> source,
+                                                   JwtKeyOptions options) {
+  return std::make_unique<JwtAuthenticator>(std::move(source), std::move(options));
 }
 
 std::unique_ptr<Authenticator> NewTokenFileAuthenticator(std::string path) {

@@ -1,8 +1,9 @@
 #pragma once
 
-// Credentials for slurmrestd: a JWT minted from the cluster's HS256 key, a token read
-// from a file (re-read when the file changes), or none (rest_auth/local on the UNIX
-// socket). Tokens never appear in messages or logs.
+// Credentials for slurmrestd: a JWT minted from the cluster's HS256 key (from a
+// JwtKeySource: a file, or a Kubernetes Secret), a token read from a file (re-read when
+// the file changes), or none (rest_auth/local on the UNIX socket). Tokens and keys never
+// appear in messages or logs.
 
 #include <memory>
 #include <string>
@@ -14,6 +15,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/clock.h"
+#include "slurm/rest/jwt_key_source.h"
 #include "slurm/rest/transport.h"
 
 namespace tidepool::slurm::rest {
@@ -25,6 +27,9 @@ class Authenticator {
   virtual ~Authenticator() = default;
   // The headers for the next request.
   virtual absl::StatusOr<std::vector<Header>> Headers() = 0;
+  // slurmrestd answered the last headers with 401 / an authentication error: the next
+  // Headers() should not send the same credentials if others may be had.
+  virtual void Rejected() {}
   // "jwt key /run/…/jwt.key user=root", "token file …", "none" (never the token).
   virtual std::string Describe() const = 0;
 };
@@ -38,7 +43,7 @@ std::string MintJwt(absl::string_view key, absl::string_view user, absl::Time is
 std::string Base64UrlEncode(absl::string_view data);
 
 struct JwtKeyOptions {
-  std::string key_file;
+  std::string key_file;       // NewJwtKeyAuthenticator only
   std::string user = "root";  // the `sun` claim
   absl::Duration lifespan = absl::Minutes(30);
   // A new token is minted once less than this remains of the current one.
@@ -52,6 +57,11 @@ absl::StatusOr<std::unique_ptr<Authenticator>> NewJwtKeyAuthenticator(JwtKeyOpti
 
 // The key itself (tests, or a key held in memory).
 std::unique_ptr<Authenticator> NewJwtAuthenticatorFromKey(std::string key, JwtKeyOptions options);
+
+// Mints tokens from whatever key `source` holds at the time, minting anew when the key
+// changes; a rejected token is dropped and the source told (options.key_file unused).
+std::unique_ptr<Authenticator> NewJwtAuthenticator(std::shared_ptr<JwtKeySource> source,
+                                                   JwtKeyOptions options);
 
 // Sends the token in `path` (surrounding whitespace dropped), read again whenever the
 // file's modification time, size or inode change.

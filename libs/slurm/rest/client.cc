@@ -191,6 +191,8 @@ absl::StatusOr<Client::Reply> Client::CallAbsolute(absl::string_view method, std
       std::vector<SlurmError> errors = ErrorsInBody(response->body);
       last = errors.empty() ? HttpStatusError(reply.call, response->body)
                             : SlurmErrorStatus(reply.call, errors);
+      // The credentials may be stale (a rotated key): let them be renewed for next time.
+      if (absl::IsUnauthenticated(last) && options_.auth != nullptr) options_.auth->Rejected();
     }
     if (!IsRetryable(last)) return last;
   }

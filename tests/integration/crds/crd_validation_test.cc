@@ -132,7 +132,13 @@ TEST_CASE("each service's role allows its job and refuses the rest") {
   CHECK(Can(*env, "slurm-syncer", "watch", "nodes"));
   CHECK_FALSE(Can(*env, "slurm-syncer", "update", "pods/binding"));
   CHECK_FALSE(Can(*env, "slurm-syncer", "delete", "pods"));
-  CHECK_FALSE(Can(*env, "slurm-syncer", "get", "secrets"));
+  // --slurm_cluster: the JWT key Secret by name, never a listing of every Secret.
+  CHECK(Can(*env, "slurm-syncer", "get", "secrets"));
+  CHECK_FALSE(Can(*env, "slurm-syncer", "list", "secrets"));
+  CHECK_FALSE(Can(*env, "slurm-syncer", "watch", "secrets"));
+  CHECK(Can(*env, "slurm-syncer", "get", "services"));
+  CHECK(Can(*env, "slurm-syncer", "get", "slurmclusters.tidepool.dev"));
+  CHECK_FALSE(Can(*env, "slurm-syncer", "update", "slurmclusters.tidepool.dev"));
 
   CHECK(Can(*env, "nodeset-controller", "create", "pods"));
   CHECK(Can(*env, "nodeset-controller", "delete", "pods"));

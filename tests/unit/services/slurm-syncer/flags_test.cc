@@ -78,6 +78,97 @@ TEST_CASE("a JWT key file is read at start-up") {
   CHECK(absl::StrContains(missing.message(), "--slurm_jwt_key_file"));
 }
 
+RawSyncerFlags ClusterDefaults() {
+  RawSyncerFlags raw = Defaults();
+  raw.token_file.clear();
+  raw.cluster = "hpc/research";
+  return raw;
+}
+
+TEST_CASE("--slurm_cluster reaches the cluster's restapi Service by DNS by default") {
+  absl::StatusOr<SyncerOptions> options = BuildSyncerOptions(ClusterDefaults());
+  REQUIRE(options.ok());
+  REQUIRE(options->cluster.has_value());
+  CHECK(options->cluster->ref == ClusterRef{.namespace_name = "hpc", .name = "research"});
+  CHECK(options->cluster->address_from == RestAddressFrom::kDns);
+  CHECK(options->cluster->jwt_user == "slurm");
+  CHECK(options->cluster->key_refresh_interval == absl::Minutes(2));
+  CHECK(options->client.base_url == "http://research-restapi.hpc.svc:6820");
+  CHECK(options->client.auth == nullptr);  // built by setup, with the Kubernetes client
+}
+
+TEST_CASE("--slurm_rest_address_from chooses the address of the cluster's slurmrestd") {
+  RawSyncerFlags raw = ClusterDefaults();
+  raw.rest_url = "http://127.0.0.1:16820";
+  raw.rest_address_from = "service";
+  absl::StatusOr<SyncerOptions> options = BuildSyncerOptions(raw);
+  REQUIRE(options.ok());
+  CHECK(options->cluster->address_from == RestAddressFrom::kService);
+  CHECK(options->client.base_url.empty());
+  raw.rest_address_from = "url";
+  options = BuildSyncerOptions(raw);
+  REQUIRE(options.ok());
+  CHECK(options->client.base_url == "http://127.0.0.1:16820");
+}
+
+TEST_CASE("--slurm_cluster needs the Kubernetes client even without the two-way sync") {
+  RawSyncerFlags raw = ClusterDefaults();
+  raw.sync_kubernetes = false;
+  raw.kube_client = {.kubeconfig = "/etc/tidepool/kubeconfig", .qps = 5, .burst = 10};
+  absl::StatusOr<SyncerOptions> options = BuildSyncerOptions(raw);
+  REQUIRE(options.ok());
+  CHECK_FALSE(options->two_way.has_value());
+  CHECK(options->kube_client == raw.kube_client);
+  raw.kube_client.qps = 0;
+  CHECK(absl::IsInvalidArgument(BuildSyncerOptions(raw).status()));
+}
+
+TEST_CASE("--slurm_cluster excludes the other credentials, naming both flags") {
+  for (auto [flag, mutate] :
+       {std::pair<const char*, void (*)(RawSyncerFlags&)>{
+            "--slurm_jwt_key_file", [](RawSyncerFlags& r) { r.jwt_key_file = "/k"; }},
+        {"--slurm_token_file", [](RawSyncerFlags& r) { r.token_file = "/t"; }},
+        {"--slurm_rest_socket", [](RawSyncerFlags& r) { r.rest_socket = "/s"; }}}) {
+    RawSyncerFlags raw = ClusterDefaults();
+    mutate(raw);
+    absl::Status status = BuildSyncerOptions(raw).status();
+    CAPTURE(flag, status.ToString());
+    CHECK(absl::IsInvalidArgument(status));
+    CHECK(absl::StrContains(status.message(), "--slurm_cluster"));
+    CHECK(absl::StrContains(status.message(), flag));
+  }
+}
+
+TEST_CASE("bad --slurm_cluster values are refused naming the flag") {
+  struct Case {
+    void (*mutate)(RawSyncerFlags&);
+    const char* flag;
+  };
+  const Case cases[] = {
+      {[](RawSyncerFlags& r) { r.cluster = "research"; }, "--slurm_cluster"},
+      {[](RawSyncerFlags& r) { r.cluster = "hpc/research/x"; }, "--slurm_cluster"},
+      {[](RawSyncerFlags& r) { r.cluster = "hpc/Research"; }, "--slurm_cluster"},
+      {[](RawSyncerFlags& r) { r.rest_address_from = "ip"; }, "--slurm_rest_address_from"},
+      {[](RawSyncerFlags& r) { r.jwt_key_refresh_interval = absl::Milliseconds(10); },
+       "--slurm_jwt_key_refresh_interval"},
+      {[](RawSyncerFlags& r) { r.jwt_user.clear(); }, "--slurm_jwt_user"},
+  };
+  for (const Case& c : cases) {
+    RawSyncerFlags raw = ClusterDefaults();
+    c.mutate(raw);
+    absl::Status status = BuildSyncerOptions(raw).status();
+    CAPTURE(c.flag, status.ToString());
+    CHECK(absl::IsInvalidArgument(status));
+    CHECK(absl::StrContains(status.message(), c.flag));
+  }
+}
+
+TEST_CASE("--slurm_rest_address_from is checked even without --slurm_cluster") {
+  RawSyncerFlags raw = Defaults();
+  raw.rest_address_from = "DNS";
+  CHECK(absl::IsInvalidArgument(BuildSyncerOptions(raw).status()));
+}
+
 TEST_CASE("bad flag values are refused naming the flag") {
   struct Case {
     void (*mutate)(RawSyncerFlags&);

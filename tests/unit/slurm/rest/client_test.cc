@@ -171,6 +171,28 @@ TEST_CASE("GET is retried with exponential backoff on the injected clock") {
   }
 }
 
+// Counts Rejected() calls; sends no headers.
+class CountingAuthenticator : public Authenticator {
+ public:
+  absl::StatusOr<std::vector<Header>> Headers() override { return std::vector<Header>{}; }
+  void Rejected() override { ++rejections; }
+  std::string Describe() const override { return "counting"; }
+  int rejections = 0;
+};
+
+TEST_CASE("the authenticator is told when slurmrestd refuses its credentials") {
+  ScriptedTransport::Log log;
+  common::FakeClock clock(kStart);
+  auto auth = std::make_shared<CountingAuthenticator>();
+  std::unique_ptr<Client> client = Pinned(&log, &clock, {.auth = auth});
+  log.script.push_back(Http(500, "boom"));
+  CHECK_FALSE(client->UpdateNode("n-01", NodeUpdate{.state = NodeUpdate::State::kDrain}).ok());
+  CHECK(auth->rejections == 0);
+  log.script.push_back(Http(401, "Authentication failure"));
+  CHECK(absl::IsUnauthenticated(client->GetNodes().status()));
+  CHECK(auth->rejections == 1);
+}
+
 TEST_CASE("RetryPolicy::Backoff doubles up to the cap") {
   RetryPolicy p;  // 200 ms, ×2, ≤ 5 s
   CHECK(p.Backoff(0) == absl::ZeroDuration());

@@ -100,6 +100,54 @@ TEST_CASE("the key authenticator reuses its token and mints a new one before exp
   CHECK_FALSE(absl::StrContains(auth->Describe(), renewed));
 }
 
+// A key that can change, as a Kubernetes Secret can; counts the rejections it is told of.
+class ChangingKeySource : public JwtKeySource {
+ public:
+  absl::StatusOr<std::string> Key() override { return key; }
+  void Rejected() override { ++rejections; }
+  std::string Describe() const override { return "changing"; }
+
+  absl::StatusOr<std::string> key = std::string("first-key");
+  int rejections = 0;
+};
+
+TEST_CASE("the key authenticator mints anew when its source's key changes") {
+  common::FakeClock clock(kStart);
+  auto source = std::make_shared<ChangingKeySource>();
+  std::unique_ptr<Authenticator> auth =
+      NewJwtAuthenticator(source, {.user = "slurm", .clock = &clock});
+  const std::string first = auth->Headers()->at(0).second;
+  CHECK(first == MintJwt("first-key", "slurm", clock.Now(), absl::Minutes(30)));
+  CHECK(auth->Headers()->at(0).second == first);
+
+  source->key = std::string("second-key");
+  CHECK(auth->Headers()->at(0).second ==
+        MintJwt("second-key", "slurm", clock.Now(), absl::Minutes(30)));
+  CHECK(auth->Describe() == "jwt key changing user=slurm");
+}
+
+TEST_CASE("a rejected token is dropped and the source told") {
+  common::FakeClock clock(kStart);
+  auto source = std::make_shared<ChangingKeySource>();
+  std::unique_ptr<Authenticator> auth =
+      NewJwtAuthenticator(source, {.user = "slurm", .clock = &clock});
+  REQUIRE(auth->Headers().ok());
+  auth->Rejected();
+  CHECK(source->rejections == 1);
+  clock.Advance(absl::Seconds(1));
+  CHECK(auth->Headers()->at(0).second ==
+        MintJwt("first-key", "slurm", clock.Now(), absl::Minutes(30)));
+}
+
+TEST_CASE("without a key there are no headers, and the source's error says why") {
+  auto source = std::make_shared<ChangingKeySource>();
+  source->key = absl::FailedPreconditionError("Secret hpc/x-jwt-key not found");
+  std::unique_ptr<Authenticator> auth = NewJwtAuthenticator(source, {.user = "slurm"});
+  absl::StatusOr<std::vector<Header>> headers = auth->Headers();
+  CHECK(absl::IsFailedPrecondition(headers.status()));
+  CHECK(absl::StrContains(headers.status().message(), "hpc/x-jwt-key"));
+}
+
 TEST_CASE("the key file must exist") {
   JwtKeyOptions options;
   options.key_file = "/nonexistent/jwt.key";

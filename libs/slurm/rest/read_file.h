@@ -1,0 +1,15 @@
+#pragma once
+
+// A whole file as bytes, for the credentials read from files (JWT key, token).
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace tidepool::slurm::rest {
+
+// NotFound / PermissionDenied / FailedPrecondition naming `what` and `path`.
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path, absl::string_view what);
+
+}  // namespace tidepool::slurm::rest

@@ -1,0 +1,82 @@
+#include "cluster_jwt_key.h"
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "k8s/object_json.h"
+#include "k8s/resource.h"
+#include "tidepool/naming.h"
+#include "tidepool/resource_types.h"
+#include "tidepool/resources.h"
+
+namespace tidepool::syncer {
+namespace {
+
+absl::Status SecretProblem(absl::string_view secret, absl::string_view problem) {
+  return absl::FailedPreconditionError(absl::StrCat("Secret ", secret, " ", problem));
+}
+
+// GET with the object named in the error: "SlurmCluster hpc/research not found".
+absl::StatusOr<std::string> GetObject(k8s::Client& client, const k8s::ResourceType& type,
+                                      absl::string_view kind, absl::string_view ns,
+                                      absl::string_view name, absl::Duration timeout) {
+  absl::StatusOr<std::string> json = client.Get(type, ns, name, timeout);
+  if (json.ok()) return json;
+  if (absl::IsNotFound(json.status())) {
+    return absl::FailedPreconditionError(absl::StrCat(kind, " ", ns, "/", name, " not found"));
+  }
+  return absl::Status(json.status().code(), absl::StrCat("cannot read ", kind, " ", ns, "/", name,
+                                                         ": ", json.status().message()));
+}
+
+}  // namespace
+
+std::string JwtKeySecretNameOf(const v1::SlurmCluster& cluster) {
+  const std::string& named = cluster.spec().auth().jwt_key_secret();
+  return named.empty() ? api::JwtKeySecretName(cluster.metadata().name()) : named;
+}
+
+absl::StatusOr<std::string> JwtKeyFromSecret(absl::string_view secret_json,
+                                             absl::string_view secret) {
+  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(secret_json, "Secret");
+  if (!doc.ok()) return SecretProblem(secret, "cannot be read as a Secret");
+  const rapidjson::Value* data = k8s::FindMember(*doc, "data");
+  const rapidjson::Value* encoded =
+      data != nullptr ? k8s::FindMember(*data, api::kJwtKeyFile) : nullptr;
+  if (encoded == nullptr || !encoded->IsString()) {
+    return SecretProblem(secret, absl::StrCat("has no data key \"", api::kJwtKeyFile, "\""));
+  }
+  std::string key;
+  if (!absl::Base64Unescape(absl::string_view(encoded->GetString(), encoded->GetStringLength()),
+                            &key)) {
+    return SecretProblem(
+        secret, absl::StrCat("has data key \"", api::kJwtKeyFile, "\" that is not base64"));
+  }
+  if (key.size() < kMinimumJwtKeyBytes) {
+    return SecretProblem(
+        secret, absl::StrCat("holds a JWT key of ", key.size(), " bytes under \"", api::kJwtKeyFile,
+                             "\", fewer than the ", kMinimumJwtKeyBytes, " needed"));
+  }
+  return key;
+}
+
+absl::StatusOr<ClusterJwtKey> ReadClusterJwtKey(k8s::Client& client, const ClusterRef& cluster,
+                                                absl::Duration timeout) {
+  absl::StatusOr<std::string> cluster_json = GetObject(
+      client, api::SlurmClusters(), "SlurmCluster", cluster.namespace_name, cluster.name, timeout);
+  if (!cluster_json.ok()) return cluster_json.status();
+  absl::StatusOr<v1::SlurmCluster> parsed = api::ParseSlurmCluster(*cluster_json);
+  if (!parsed.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("SlurmCluster ", cluster.ToString(), ": ", parsed.status().message()));
+  }
+  const std::string secret_name = JwtKeySecretNameOf(*parsed);
+  const std::string secret = absl::StrCat(cluster.namespace_name, "/", secret_name);
+  absl::StatusOr<std::string> secret_json =
+      GetObject(client, k8s::Secrets(), "Secret", cluster.namespace_name, secret_name, timeout);
+  if (!secret_json.ok()) return secret_json.status();
+  absl::StatusOr<std::string> key = JwtKeyFromSecret(*secret_json, secret);
+  if (!key.ok()) return key.status();
+  return ClusterJwtKey{.key = *std::move(key), .secret = secret};
+}
+
+}  // namespace tidepool::syncer
