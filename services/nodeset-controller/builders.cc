@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "cluster_wiring.h"
 #include "k8s/object_json.h"
 #include "k8s/ownership.h"
 #include "observe.h"
@@ -112,6 +113,18 @@ absl::Status BuildSlurmdContainer(const PodInputs& inputs, rapidjson::Value& spe
     }
     SetString(*slurmd, "image", inputs.compute_image, a);
   }
+  return MountClusterFiles(*slurmd, a);
+}
+
+// What the pod needs from its cluster on a real kubelet; not in the template hash.
+absl::Status WireToCluster(const PodInputs& inputs, absl::string_view ns, rapidjson::Value& spec,
+                           Allocator& a) {
+  const ClusterWiring wiring{.cluster = inputs.cluster_name,
+                             .ns = std::string(ns),
+                             .munge_key_secret = inputs.munge_key_secret,
+                             .cluster_domain = inputs.cluster_domain};
+  if (absl::Status s = AddClusterVolumes(wiring, spec, a); !s.ok()) return s;
+  AddComputeDns(wiring, spec, a);
   return absl::OkStatus();
 }
 
@@ -175,6 +188,11 @@ absl::StatusOr<std::string> BuildPod(const PodInputs& inputs) {
   SetString(spec, "nodeName", inputs.node_name, a);
   SetString(spec, "hostname", inputs.slurm_name, a);
   if (absl::Status s = BuildSlurmdContainer(inputs, spec, a); !s.ok()) return s;
+  if (absl::Status s =
+          WireToCluster(inputs, k8s::StringMember(pod["metadata"], "namespace"), spec, a);
+      !s.ok()) {
+    return s;
+  }
   AddTolerations(ns_spec, spec, a);
   return k8s::SetControllerReference(inputs.node_set_json, k8s::ToJson(pod));
 }

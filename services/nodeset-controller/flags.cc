@@ -1,7 +1,13 @@
 #include "flags.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "absl/flags/flag.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "tidepool/naming.h"
 
 ABSL_FLAG(std::string, syncer_address, "127.0.0.1:50062",
           "host:port of slurm-syncer's gRPC server; every drain and Slurm read goes through it");
@@ -13,8 +19,39 @@ ABSL_FLAG(int32_t, workers, 2,
           "at once");
 ABSL_FLAG(absl::Duration, wait_requeue, absl::Seconds(5),
           "How soon to look again at a NodeSet whose pod deletion waits for Slurm (100ms-5m)");
+ABSL_FLAG(std::string, cluster_domain, tidepool::api::kDefaultClusterDomain,
+          "The Kubernetes cluster's DNS domain (kubelet's --cluster-domain): slurmd pods search "
+          "<cluster>-compute.<namespace>.svc.<domain> so Slurm finds a node by its name");
 
 namespace tidepool::nodeset {
+namespace {
+
+constexpr size_t kMaxDnsLabel = 63;
+constexpr size_t kMaxDnsName = 253;
+
+// A DNS-1123 label: what Kubernetes accepts in a pod's dnsConfig.searches.
+bool IsDnsLabel(absl::string_view label) {
+  if (label.empty() || label.size() > kMaxDnsLabel) return false;
+  if (label.front() == '-' || label.back() == '-') return false;
+  for (char c : label) {
+    if (!absl::ascii_islower(c) && !absl::ascii_isdigit(c) && c != '-') return false;
+  }
+  return true;
+}
+
+absl::Status ValidateClusterDomain(absl::string_view domain) {
+  const std::vector<absl::string_view> labels = absl::StrSplit(domain, '.');
+  if (!domain.empty() && domain.size() <= kMaxDnsName &&
+      std::all_of(labels.begin(), labels.end(), IsDnsLabel)) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("--cluster_domain=\"", domain,
+                   "\" is not a DNS name; use dot-separated labels of lowercase letters, digits "
+                   "and '-' (such as cluster.local)"));
+}
+
+}  // namespace
 
 absl::StatusOr<ControllerOptions> ValidateControllerOptions(ControllerOptions options) {
   if (absl::Status s = k8s::ValidateClientFlags(options.client); !s.ok()) return s;
@@ -33,6 +70,7 @@ absl::StatusOr<ControllerOptions> ValidateControllerOptions(ControllerOptions op
         absl::StrCat("--wait_requeue=", absl::FormatDuration(options.wait_requeue),
                      " is out of range; use 100ms to 5m"));
   }
+  if (absl::Status s = ValidateClusterDomain(options.cluster_domain); !s.ok()) return s;
   return options;
 }
 
@@ -43,7 +81,8 @@ ControllerOptions ReadControllerFlags() {
           .lease_name = absl::GetFlag(FLAGS_leader_election_id),
           .watch_namespace = absl::GetFlag(FLAGS_watch_namespace),
           .workers = absl::GetFlag(FLAGS_workers),
-          .wait_requeue = absl::GetFlag(FLAGS_wait_requeue)};
+          .wait_requeue = absl::GetFlag(FLAGS_wait_requeue),
+          .cluster_domain = absl::GetFlag(FLAGS_cluster_domain)};
 }
 
 }  // namespace tidepool::nodeset

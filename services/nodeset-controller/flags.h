@@ -17,6 +17,7 @@ ABSL_DECLARE_FLAG(std::string, leader_election_id);
 ABSL_DECLARE_FLAG(std::string, watch_namespace);
 ABSL_DECLARE_FLAG(int32_t, workers);
 ABSL_DECLARE_FLAG(absl::Duration, wait_requeue);
+ABSL_DECLARE_FLAG(std::string, cluster_domain);
 
 namespace tidepool::nodeset {
 
@@ -28,6 +29,7 @@ struct ControllerOptions {
   std::string watch_namespace;  // "" = all namespaces
   int workers = 2;
   absl::Duration wait_requeue;
+  std::string cluster_domain;  // the Kubernetes cluster's DNS domain, "cluster.local"
 };
 
 // The error names the flag and says what is accepted.

@@ -57,7 +57,8 @@ class Process {
                                                         .events = &recorder_,
                                                         .metrics = &metrics_,
                                                         .clock = clock_,
-                                                        .wait_requeue = options_.wait_requeue},
+                                                        .wait_requeue = options_.wait_requeue,
+                                                        .cluster_domain = options_.cluster_domain},
                                             options_.workers);
     controller_->RegisterHandlers();
     leadership_ = std::make_unique<k8s::Leadership>(
@@ -121,7 +122,8 @@ absl::Status SetUpNodeSetController(common::ServiceContext& context) {
                   {{"api_server", config->server},
                    {"syncer", options->syncer_address},
                    {"leader_elect", options->leader_election.enabled},
-                   {"watch_namespace", options->watch_namespace}});
+                   {"watch_namespace", options->watch_namespace},
+                   {"cluster_domain", options->cluster_domain}});
   auto process = std::make_shared<Process>(*std::move(options), *std::move(config),
                                            common::RealClock(), context.metrics());
   context.AddReadinessCheck("informers", [process] { return process->Readiness(); });

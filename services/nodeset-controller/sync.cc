@@ -157,23 +157,33 @@ class NodeSetSync {
     }
   }
 
-  std::string ComputeImage() {
-    k8s::CachedObjectPtr cluster =
-        context_.informers.clusters->Get(ns(), node_set_.spec().cluster_ref().name());
-    if (cluster == nullptr) return "";
+  // What every pod takes from the NodeSet's SlurmCluster. A cluster not in the cache (yet)
+  // names no image (the template must then) and keeps the generated munge key Secret.
+  PodInputs ClusterPodInputs() const {
+    const std::string& cluster_name = node_set_.spec().cluster_ref().name();
+    PodInputs inputs{.node_set_json = cached_->json,
+                     .template_hash = input_.template_hash,
+                     .cluster_name = cluster_name,
+                     .munge_key_secret = api::MungeKeySecretName(cluster_name),
+                     .cluster_domain = context_.cluster_domain};
+    k8s::CachedObjectPtr cluster = context_.informers.clusters->Get(ns(), cluster_name);
+    if (cluster == nullptr) return inputs;
     absl::StatusOr<tidepool::v1::SlurmCluster> parsed = api::ParseSlurmCluster(cluster->json);
-    return parsed.ok() ? parsed->spec().images().compute() : "";
+    if (!parsed.ok()) return inputs;
+    inputs.compute_image = parsed->spec().images().compute();
+    if (const std::string& named = parsed->spec().auth().munge_key_secret(); !named.empty()) {
+      inputs.munge_key_secret = named;
+    }
+    return inputs;
   }
 
   void CreatePods() {
     if (plan_.creates.empty()) return;
-    const std::string image = ComputeImage();
+    PodInputs inputs = ClusterPodInputs();
     for (const PodToCreate& create : plan_.creates) {
-      absl::StatusOr<std::string> pod = BuildPod({.node_set_json = cached_->json,
-                                                  .slurm_name = create.slurm_name,
-                                                  .node_name = create.node_name,
-                                                  .compute_image = image,
-                                                  .template_hash = input_.template_hash});
+      inputs.slurm_name = create.slurm_name;
+      inputs.node_name = create.node_name;
+      absl::StatusOr<std::string> pod = BuildPod(inputs);
       if (!pod.ok()) {
         pod_error_ = std::string(pod.status().message());
         Event(EventType::kWarning, api::kFailedCreateReason, "Create",

@@ -14,6 +14,7 @@
 #include "k8s/informer.h"
 #include "metrics.h"
 #include "slurm_source.h"
+#include "tidepool/naming.h"
 
 namespace tidepool::nodeset {
 
@@ -37,6 +38,8 @@ struct SyncContext {
   // How soon to look again while a deletion waits for a drain or for jobs (Slurm watch
   // changes usually wake the key sooner).
   absl::Duration wait_requeue = absl::Seconds(5);
+  // The Kubernetes cluster's DNS domain, in the search path the slurmd pods get.
+  std::string cluster_domain = api::kDefaultClusterDomain;
 };
 
 struct SyncResult {

@@ -56,6 +56,13 @@ TEST_CASE("a NodeSet gets one pinned, labelled pod per Node; status and scale fo
     CHECK(absl::StrContains(pod, R"("image":"example.invalid/slurmd:test")"));
     CHECK(absl::StrContains(pod, R"("key":"gpu")"));
     CHECK(absl::StrContains(pod, "tidepool.dev/template-hash"));
+    // Wired to the cluster (accepted by the API server's pod validation).
+    CHECK(Field(pod, "spec", "subdomain") == "research-compute");
+    CHECK(absl::StrContains(pod, absl::StrCat(R"("searches":["research-compute.)", ns.name(),
+                                              R"(.svc.cluster.local"])")));
+    CHECK(absl::StrContains(pod, R"("configMap":{"name":"research-slurm-config")"));
+    CHECK(absl::StrContains(pod, R"("secretName":"research-munge-key")"));
+    CHECK(absl::StrContains(pod, R"("mountPath":"/etc/tidepool/munge")"));
     CHECK(k8s::IsControlledBy(pod, node_set));
     // The Node keeps its Slurm name for the pod's next incarnation.
     CHECK(WaitUntil([&] {
@@ -139,6 +146,24 @@ TEST_CASE("a Node belongs to one NodeSet, and the replicas cap picks among its o
   CHECK(absl::StrContains(metrics, "tidepool_nodeset_controller_pods_created_total 1"));
   CHECK(absl::StrContains(metrics, "tidepool_nodeset_controller_syncs_total{result=\"success\"}"));
   CHECK(absl::StrContains(metrics, "tidepool_nodeset_controller_leader 1"));
+}
+
+TEST_CASE("pods mount the munge key Secret the SlurmCluster names") {
+  TestNamespace ns;
+  ns.CreateNode("a");
+  REQUIRE(ns.client()
+              .MergePatch(SlurmClusters(), ns.name(), "research",
+                          R"({"spec":{"auth":{"mungeKeySecret":"site-munge"}}})",
+                          {.field_manager = "test"})
+              .ok());
+  Controller controller(ns, DeadSyncer());
+  ns.CreateNodeSet("workers", "w", std::nullopt);
+  const bool created = WaitUntil([&] { return ns.Pod("w-01").has_value(); });
+  INFO(controller.Output());
+  REQUIRE(created);
+  const std::string pod = *ns.Pod("w-01");
+  CAPTURE(pod);
+  CHECK(absl::StrContains(pod, R"("secretName":"site-munge")"));
 }
 
 }  // namespace

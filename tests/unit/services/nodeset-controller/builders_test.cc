@@ -3,6 +3,7 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "k8s/object_json.h"
 #include "k8s/ownership.h"
 
@@ -39,7 +40,10 @@ PodInputs Inputs(absl::string_view node_set = kNodeSet) {
           .slurm_name = "gpu-03",
           .node_name = "node-c",
           .compute_image = "slurmd:26.05",
-          .template_hash = "sha256:abc"};
+          .template_hash = "sha256:abc",
+          .cluster_name = "research",
+          .munge_key_secret = "research-munge-key",
+          .cluster_domain = "cluster.local"};
 }
 
 std::string Label(const rapidjson::Document& pod, const char* key) {
@@ -146,6 +150,181 @@ TEST_CASE("the template hash covers template and slurm, not key order or replica
   CHECK(TemplateHash(template_changed).value() != hash);
   CHECK(TemplateHash(slurm_changed).value() != hash);
   CHECK_FALSE(TemplateHash("[]").ok());
+}
+
+// A NodeSet whose template spec is `template_spec` (JSON).
+std::string NodeSetWithTemplateSpec(absl::string_view template_spec) {
+  return absl::StrCat(R"({"apiVersion":"tidepool.dev/v1alpha1","kind":"NodeSet",
+    "metadata":{"name":"h100","namespace":"hpc","uid":"u"},
+    "spec":{"clusterRef":{"name":"research"},"template":{"spec":)",
+                      template_spec, "}}}");
+}
+
+const rapidjson::Value& Slurmd(const rapidjson::Document& pod) {
+  for (const rapidjson::Value& container : pod["spec"]["containers"].GetArray()) {
+    if (k8s::StringMember(container, "name") == "slurmd") return container;
+  }
+  FAIL("no slurmd container");
+  return pod;
+}
+
+// The entry of `list` whose "name" is `name`; null when none.
+const rapidjson::Value* Named(const rapidjson::Value& list, absl::string_view name) {
+  for (const rapidjson::Value& entry : list.GetArray()) {
+    if (k8s::StringMember(entry, "name") == name) return &entry;
+  }
+  return nullptr;
+}
+
+int CountNamed(const rapidjson::Value& list, absl::string_view name) {
+  int count = 0;
+  for (const rapidjson::Value& entry : list.GetArray()) {
+    count += k8s::StringMember(entry, "name") == name ? 1 : 0;
+  }
+  return count;
+}
+
+std::string EnvValue(const rapidjson::Document& pod, absl::string_view name) {
+  const rapidjson::Value* env = Named(Slurmd(pod)["env"], name);
+  return env == nullptr ? "" : k8s::StringMember(*env, "value");
+}
+
+TEST_CASE("the pod mounts the cluster's Slurm configuration and munge key") {
+  const rapidjson::Document pod = Build(Inputs());
+  const rapidjson::Value& volumes = pod["spec"]["volumes"];
+  REQUIRE(volumes.Size() == 2);
+  const rapidjson::Value* config = Named(volumes, "slurm-config");
+  REQUIRE(config != nullptr);
+  CHECK(k8s::StringMember((*config)["configMap"], "name") == "research-slurm-config");
+  const rapidjson::Value* munge = Named(volumes, "munge-key");
+  REQUIRE(munge != nullptr);
+  CHECK(k8s::StringMember((*munge)["secret"], "secretName") == "research-munge-key");
+  CHECK(k8s::IntMember((*munge)["secret"], "defaultMode") == 0400);
+
+  const rapidjson::Value& mounts = Slurmd(pod)["volumeMounts"];
+  REQUIRE(mounts.Size() == 2);
+  const rapidjson::Value* config_mount = Named(mounts, "slurm-config");
+  REQUIRE(config_mount != nullptr);
+  CHECK(k8s::StringMember(*config_mount, "mountPath") == "/etc/tidepool/slurm-config");
+  CHECK(k8s::BoolMember(*config_mount, "readOnly"));
+  const rapidjson::Value* munge_mount = Named(mounts, "munge-key");
+  REQUIRE(munge_mount != nullptr);
+  CHECK(k8s::StringMember(*munge_mount, "mountPath") == "/etc/tidepool/munge");
+  CHECK(k8s::BoolMember(*munge_mount, "readOnly"));
+
+  // What images/slurm/entrypoint reads.
+  CHECK(EnvValue(pod, "TIDEPOOL_SLURM_CONFIG_DIR") == "/etc/tidepool/slurm-config");
+  CHECK(EnvValue(pod, "TIDEPOOL_MUNGE_KEY") == "/etc/tidepool/munge/munge.key");
+}
+
+TEST_CASE("the template's volumes, mounts and env are kept, its own env values win") {
+  const std::string node_set = NodeSetWithTemplateSpec(R"({
+    "volumes": [{"name": "scratch", "emptyDir": {}}],
+    "containers": [{"name": "slurmd", "image": "mine:1",
+      "volumeMounts": [{"name": "scratch", "mountPath": "/scratch"}],
+      "env": [{"name": "TZ", "value": "UTC"},
+              {"name": "TIDEPOOL_MUNGE_KEY", "value": "/elsewhere/munge.key"}]}]})");
+  const rapidjson::Document pod = Build(Inputs(node_set));
+  const rapidjson::Value& volumes = pod["spec"]["volumes"];
+  REQUIRE(volumes.Size() == 3);
+  CHECK(k8s::StringMember(volumes[0], "name") == "scratch");
+  const rapidjson::Value& mounts = Slurmd(pod)["volumeMounts"];
+  REQUIRE(mounts.Size() == 3);
+  CHECK(k8s::StringMember(mounts[0], "mountPath") == "/scratch");
+  const rapidjson::Value& env = Slurmd(pod)["env"];
+  CHECK(env.Size() == 3);
+  CHECK(k8s::StringMember(env[0], "name") == "TZ");
+  CHECK(CountNamed(env, "TIDEPOOL_MUNGE_KEY") == 1);
+  CHECK(EnvValue(pod, "TIDEPOOL_MUNGE_KEY") == "/elsewhere/munge.key");
+  CHECK(EnvValue(pod, "TIDEPOOL_SLURM_CONFIG_DIR") == "/etc/tidepool/slurm-config");
+}
+
+TEST_CASE("the munge key Secret the cluster names is mounted") {
+  PodInputs inputs = Inputs();
+  inputs.munge_key_secret = "site-munge";
+  const rapidjson::Document pod = Build(inputs);
+  const rapidjson::Value* munge = Named(pod["spec"]["volumes"], "munge-key");
+  REQUIRE(munge != nullptr);
+  CHECK(k8s::StringMember((*munge)["secret"], "secretName") == "site-munge");
+}
+
+TEST_CASE("the pod is in the compute Service's subdomain and searches it") {
+  SECTION("without DNS settings in the template") {
+    const rapidjson::Document pod = Build(Inputs());
+    CHECK(k8s::StringMember(pod["spec"], "subdomain") == "research-compute");
+    const rapidjson::Value& searches = pod["spec"]["dnsConfig"]["searches"];
+    REQUIRE(searches.Size() == 1);
+    CHECK(std::string(searches[0].GetString()) == "research-compute.hpc.svc.cluster.local");
+    CHECK(k8s::FindMember(pod["spec"], "dnsPolicy") == nullptr);
+  }
+  SECTION("after the template's search domains, keeping its other settings") {
+    const std::string node_set = NodeSetWithTemplateSpec(R"({"containers": [],
+      "dnsConfig": {"searches": ["lab.example.org"],
+                    "options": [{"name": "ndots", "value": "2"}]}})");
+    PodInputs inputs = Inputs(node_set);
+    inputs.cluster_domain = "k8s.example.org";
+    const rapidjson::Document pod = Build(inputs);
+    const rapidjson::Value& dns = pod["spec"]["dnsConfig"];
+    REQUIRE(dns["searches"].Size() == 2);
+    CHECK(std::string(dns["searches"][0].GetString()) == "lab.example.org");
+    CHECK(std::string(dns["searches"][1].GetString()) ==
+          "research-compute.hpc.svc.k8s.example.org");
+    REQUIRE(dns["options"].Size() == 1);
+    CHECK(k8s::StringMember(dns["options"][0], "name") == "ndots");
+  }
+}
+
+TEST_CASE("a host-network pod uses cluster DNS unless the template chose a policy") {
+  SECTION("no policy in the template") {
+    const rapidjson::Document pod =
+        Build(Inputs(NodeSetWithTemplateSpec(R"({"hostNetwork": true})")));
+    CHECK(k8s::StringMember(pod["spec"], "dnsPolicy") == "ClusterFirstWithHostNet");
+  }
+  SECTION("the template's policy wins") {
+    const rapidjson::Document pod =
+        Build(Inputs(NodeSetWithTemplateSpec(R"({"hostNetwork": true, "dnsPolicy": "Default"})")));
+    CHECK(k8s::StringMember(pod["spec"], "dnsPolicy") == "Default");
+  }
+}
+
+TEST_CASE("a template using the wiring's volume names or mount paths is refused") {
+  SECTION("a volume named slurm-config") {
+    absl::StatusOr<std::string> pod = BuildPod(Inputs(
+        NodeSetWithTemplateSpec(R"({"volumes": [{"name": "slurm-config", "emptyDir": {}}]})")));
+    REQUIRE_FALSE(pod.ok());
+    CHECK(absl::IsInvalidArgument(pod.status()));
+    CHECK(absl::StrContains(pod.status().message(), "spec.template.spec.volumes"));
+    CHECK(absl::StrContains(pod.status().message(), "slurm-config"));
+  }
+  SECTION("a volume named munge-key") {
+    absl::StatusOr<std::string> pod = BuildPod(Inputs(NodeSetWithTemplateSpec(
+        R"({"volumes": [{"name": "munge-key", "secret": {"secretName": "x"}}]})")));
+    REQUIRE_FALSE(pod.ok());
+    CHECK(absl::StrContains(pod.status().message(), "spec.template.spec.volumes"));
+    CHECK(absl::StrContains(pod.status().message(), "munge-key"));
+  }
+  SECTION("a mount at the munge key's path") {
+    absl::StatusOr<std::string> pod = BuildPod(Inputs(NodeSetWithTemplateSpec(
+        R"({"volumes": [{"name": "keys", "emptyDir": {}}], "containers": [{"name": "slurmd",
+            "volumeMounts": [{"name": "keys", "mountPath": "/etc/tidepool/munge"}]}]})")));
+    REQUIRE_FALSE(pod.ok());
+    CHECK(absl::StrContains(pod.status().message(),
+                            "spec.template.spec.containers[slurmd].volumeMounts"));
+  }
+}
+
+TEST_CASE("the cluster wiring leaves the template hash as it was") {
+  // The hash of kNodeSet before the pods were wired to their cluster: pods built by an
+  // older controller must not look outdated (and be rolled) after an upgrade.
+  const std::string hash = TemplateHash(kNodeSet).value();
+  CHECK(hash == "sha256:cae3e7f2e615135ecfe31630b65e63d1bf867fa616376b060a4718a4fa8fc886");
+  PodInputs inputs = Inputs();
+  inputs.template_hash = hash;
+  inputs.munge_key_secret = "site-munge";
+  inputs.cluster_domain = "k8s.example.org";
+  const rapidjson::Document pod = Build(inputs);
+  CHECK(k8s::StringMember(pod["metadata"]["annotations"], "tidepool.dev/template-hash") == hash);
+  CHECK(TemplateHash(kNodeSet).value() == hash);
 }
 
 TEST_CASE("selector and Node label patch") {

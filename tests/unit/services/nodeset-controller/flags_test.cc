@@ -12,7 +12,8 @@ ControllerOptions Defaults() {
   return {.client = {.kubeconfig = "/etc/tidepool/kubeconfig", .qps = 5, .burst = 10},
           .syncer_address = "127.0.0.1:50062",
           .lease_name = "nodeset-controller",
-          .wait_requeue = absl::Seconds(5)};
+          .wait_requeue = absl::Seconds(5),
+          .cluster_domain = "cluster.local"};
 }
 
 // Why `options` are refused (InvalidArgument); empty when they are accepted.
@@ -53,6 +54,23 @@ TEST_CASE("the Lease needs a namespace and a name only with leader election") {
   CHECK(absl::StrContains(Refusal(options), "--leader_election_namespace"));
   options.leader_election.enabled = false;
   CHECK(Refusal(options).empty());
+}
+
+TEST_CASE("the cluster domain must be a DNS name") {
+  ControllerOptions options = Defaults();
+  for (const char* valid : {"cluster.local", "k8s.example-1.org", "local"}) {
+    options.cluster_domain = valid;
+    CHECK(Refusal(options).empty());
+  }
+  for (const char* invalid :
+       {"", "Cluster.local", "cluster..local", ".cluster.local", "cluster.local.", "-a.local",
+        "a-.local", "clus ter.local", "cluster_local", "a/b"}) {
+    options.cluster_domain = invalid;
+    INFO(invalid);
+    CHECK(absl::StrContains(Refusal(options), "--cluster_domain"));
+  }
+  options.cluster_domain = std::string(64, 'a') + ".local";  // a label longer than 63
+  CHECK(absl::StrContains(Refusal(options), "--cluster_domain"));
 }
 
 }  // namespace
