@@ -1,6 +1,7 @@
 #include "config_builders.h"
 
 #include "k8s/object_json.h"
+#include "manifest_writing.h"
 #include "owned_metadata.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
@@ -43,6 +44,18 @@ std::string ConfigMapApplyBody(const v1::SlurmCluster& cluster, const v1::Render
   w.EndObject();
   w.EndObject();
   return buffer.GetString();
+}
+
+std::string ConfigHashAnnotationPatch(absl::string_view hash) {
+  return JsonObject([&](JsonWriter& w) {
+    w.Key("metadata");
+    w.StartObject();
+    w.Key("annotations");
+    w.StartObject();
+    k8s::WriteStringMember(w, api::kConfigHashAnnotation, hash);
+    w.EndObject();
+    w.EndObject();
+  });
 }
 
 std::string ConfigMapHash(absl::string_view config_map_json) {

@@ -22,6 +22,10 @@ namespace tidepool::cluster {
 std::string ConfigMapApplyBody(const v1::SlurmCluster& cluster, const v1::RenderResponse& rendered,
                                absl::Time written_at);
 
+// A merge patch setting a pod's tidepool.dev/config-hash annotation (the config it should
+// see; changing it makes kubelet refresh the pod's ConfigMap volume).
+std::string ConfigHashAnnotationPatch(absl::string_view hash);
+
 // The tidepool.dev/config-hash annotation of a ConfigMap's JSON ("" when absent).
 std::string ConfigMapHash(absl::string_view config_map_json);
 // The written-at annotation; nullopt when absent or unreadable (written by an older

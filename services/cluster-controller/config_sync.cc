@@ -134,6 +134,7 @@ absl::StatusOr<std::optional<absl::Time>> ConfigStep::EnsureConfigMap(
                  {.field_manager = options_.field_manager, .force = true})
           .status();
   if (!applied.ok()) return applied;
+  NudgeControllerPods(object, rendered.config_hash());
   common::LogInfo("config_written", {{"cluster", cluster.key},
                                      {"hash", rendered.config_hash()},
                                      {"nodes", static_cast<int64_t>(rendered.nodes())},
@@ -142,6 +143,31 @@ absl::StatusOr<std::optional<absl::Time>> ConfigStep::EnsureConfigMap(
         absl::StrCat("wrote ", name, " with ", rendered.config_hash(), " (", rendered.nodes(),
                      " nodes)"));
   return std::optional<absl::Time>(now);
+}
+
+void ConfigStep::NudgeControllerPods(const k8s::CachedObject& cluster, const std::string& hash) {
+  absl::StatusOr<k8s::ListResult> pods = client_.List(
+      k8s::Pods(), cluster.meta.ns,
+      {.label_selector = absl::StrCat(api::kComponentLabel, "=", api::kSlurmctldComponent, ",",
+                                      api::kClusterLabel, "=", cluster.meta.name)});
+  if (!pods.ok()) {
+    common::LogWarn("config_nudge_failed",
+                    {{"cluster", cluster.meta.Key()}, {"error", pods.status()}});
+    return;
+  }
+  const std::string patch = ConfigHashAnnotationPatch(hash);
+  for (const std::string& pod : pods->items) {
+    absl::StatusOr<k8s::ObjectMeta> meta = k8s::ParseObjectMeta(pod);
+    if (!meta.ok()) continue;
+    absl::Status patched = client_
+                               .MergePatch(k8s::Pods(), meta->ns, meta->name, patch,
+                                           {.field_manager = options_.field_manager})
+                               .status();
+    if (!patched.ok() && !absl::IsNotFound(patched)) {
+      common::LogWarn("config_nudge_failed",
+                      {{"cluster", cluster.meta.Key()}, {"pod", meta->name}, {"error", patched}});
+    }
+  }
 }
 
 absl::StatusOr<k8s::ReconcileResult> ConfigStep::ReconfigureWhenPropagated(

@@ -152,6 +152,11 @@ TEST_CASE("each service's role allows its job and refuses the rest") {
   CHECK(Can(*env, "cluster-controller", "create", "statefulsets.apps"));
   CHECK(Can(*env, "cluster-controller", "patch", "slurmclusters.tidepool.dev/status"));
   CHECK_FALSE(Can(*env, "cluster-controller", "create", "pods"));
+  CHECK_FALSE(Can(*env, "cluster-controller", "delete", "pods"));
+  CHECK(Can(*env, "cluster-controller", "patch", "pods"));
+  CHECK(Can(*env, "cluster-controller", "create", "persistentvolumeclaims"));
+  CHECK_FALSE(Can(*env, "cluster-controller", "delete", "persistentvolumeclaims"));
+  CHECK(Can(*env, "cluster-controller", "create", "poddisruptionbudgets.policy"));
   CHECK_FALSE(Can(*env, "cluster-controller", "delete", "nodes"));
 
   CHECK(Can(*env, "pod-scheduler", "create", "pods/binding"));

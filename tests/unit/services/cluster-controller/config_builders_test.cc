@@ -61,5 +61,10 @@ TEST_CASE("reconfigure waits out the propagation delay from the ConfigMap's writ
   CHECK(ReconfigureWait(std::nullopt, delay, kWritten) == absl::ZeroDuration());
 }
 
+TEST_CASE("a pod's config-hash annotation patch") {
+  CHECK(ConfigHashAnnotationPatch("sha256:abc") ==
+        R"({"metadata":{"annotations":{"tidepool.dev/config-hash":"sha256:abc"}}})");
+}
+
 }  // namespace
 }  // namespace tidepool::cluster
