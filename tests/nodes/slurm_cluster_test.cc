@@ -1,0 +1,184 @@
+// The mission's flow on real kubelet nodes: a SlurmCluster and a NodeSet applied with
+// kubectl become a working Slurm cluster made of pods. The four services run as processes
+// beside the test (config-renderer, slurm-syncer reaching the cluster's slurmrestd through
+// its Service with a token from the cluster's JWT Secret, nodeset-controller,
+// cluster-controller); every Slurm daemon runs as a pod from the project's images. A batch
+// job runs on both compute pods. Both Slurm versions.
+#include <catch2/catch_test_macros.hpp>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/strip.h"
+#include "nodes/kubectl_helpers.h"
+#include "support/child_process.h"
+#include "support/eventually.h"
+#include "support/ports.h"
+#include "support/testenv.h"
+
+namespace tidepool::testing {
+namespace {
+
+std::string Binary(const char* variable) {
+  const char* path = std::getenv(variable);
+  REQUIRE(path != nullptr);
+  return path;
+}
+
+// The four services for one namespace, stopped when this goes.
+class Services {
+ public:
+  Services(const KubernetesEnv& env, const std::string& ns) {
+    const uint16_t renderer = FreeLoopbackPort().value();
+    const uint16_t syncer = FreeLoopbackPort().value();
+    const std::string kube = "--kubeconfig=" + env.kubeconfig;
+    Start("renderer", "TIDEPOOL_CONFIG_RENDERER", renderer, {});
+    Start("syncer", "TIDEPOOL_SLURM_SYNCER", syncer,
+          {kube, "--leader_elect=false", "--slurm_cluster=" + ns + "/research",
+           // The test runs on the host: it reaches the Service's ClusterIP, not its DNS name.
+           "--slurm_rest_address_from=service", "--slurm_jwt_key_refresh_interval=5s",
+           "--pod_namespace=" + ns, "--node_poll_interval=1s"});
+    const std::string to_syncer = absl::StrCat("--syncer_address=127.0.0.1:", syncer);
+    Start("nodeset-controller", "TIDEPOOL_NODESET_CONTROLLER", FreeLoopbackPort().value(),
+          {kube, "--leader_elect=false", "--watch_namespace=" + ns, to_syncer});
+    Start("cluster-controller", "TIDEPOOL_CLUSTER_CONTROLLER", FreeLoopbackPort().value(),
+          {kube, "--leader_elect=false", "--watch_namespace=" + ns, to_syncer,
+           absl::StrCat("--renderer_address=127.0.0.1:", renderer), "--cgroup_plugin=disabled",
+           "--config_propagation_delay=2s"});
+  }
+
+  std::string Logs() const {
+    std::string all;
+    for (const auto& [name, process] : processes_) {
+      const std::string output = process.Output();
+      absl::StrAppend(&all, "--- ", name, " (last 3000 bytes)\n",
+                      output.substr(output.size() > 3000 ? output.size() - 3000 : 0), "\n");
+    }
+    return all;
+  }
+
+ private:
+  void Start(const std::string& name, const char* binary, uint16_t grpc_port,
+             std::vector<std::string> args) {
+    args.insert(args.begin(),
+                {"--listen_address=127.0.0.1", absl::StrCat("--grpc_port=", grpc_port),
+                 absl::StrCat("--http_port=", FreeLoopbackPort().value())});
+    absl::StatusOr<ChildProcess> process = ChildProcess::Spawn(Binary(binary), args);
+    REQUIRE(process.ok());
+    processes_.emplace_back(name, *std::move(process));
+  }
+
+  std::vector<std::pair<std::string, ChildProcess>> processes_;
+};
+
+std::string Manifest(const std::string& ns, const std::string& tag) {
+  return absl::StrReplaceAll(R"(apiVersion: tidepool.dev/v1alpha1
+kind: SlurmCluster
+metadata: {name: research, namespace: NS}
+spec:
+  clusterName: research
+  images:
+    controller: localhost/tidepool/slurmctld:TAG
+    compute: localhost/tidepool/slurmd:TAG
+    restApi: localhost/tidepool/slurmrestd:TAG
+  controller: {stateSave: {size: 1Gi}}
+  partitions: [{name: batch, nodeSets: [cpu], default: true}]
+  # The test nodes have cgroup v1, which these Slurm versions' cgroup plugins no longer use.
+  slurmConfig: {ProctrackType: proctrack/linuxproc, TaskPlugin: task/none}
+---
+apiVersion: tidepool.dev/v1alpha1
+kind: NodeSet
+metadata: {name: cpu, namespace: NS}
+spec:
+  clusterRef: {name: research}
+  nodeSelector: {tidepool.dev/testenv-node: "true"}
+  template:
+    spec:
+      terminationGracePeriodSeconds: 5
+      containers: [{name: slurmd, imagePullPolicy: Never}]
+)",
+                             {{"NS", ns}, {"TAG", tag}});
+}
+
+std::optional<std::string> InController(const KubernetesEnv& env, const std::string& ns,
+                                        const std::vector<std::string>& command) {
+  std::vector<std::string> args = {"-n", ns, "exec", "research-controller-0", "--"};
+  args.insert(args.end(), command.begin(), command.end());
+  return TryKubectl(env, args);
+}
+
+TEST_CASE("a SlurmCluster and a NodeSet applied become a Slurm cluster of pods that runs jobs") {
+  const KubernetesEnv env = RequireKubernetes();
+  MustKubectl(env, {"apply", "-f", SourceRoot() + "/manifests/crds"});
+  MustKubectl(env, {"wait", "--for=condition=Established", "--timeout=60s", "crd",
+                    "slurmclusters.tidepool.dev", "nodesets.tidepool.dev"});
+  std::vector<std::string> tags;
+  for (const std::string& image : ProjectImages(env)) {
+    if (absl::StartsWith(image, "localhost/tidepool/slurmd:")) {
+      tags.push_back(std::string(absl::StripPrefix(image, "localhost/tidepool/slurmd:")));
+    }
+  }
+  REQUIRE(!tags.empty());
+  for (const std::string& tag : tags) {
+    INFO("Slurm " << tag);
+    const std::string ns = absl::StrCat("sc-", absl::StrReplaceAll(tag, {{".", "-"}}));
+    EnsureNamespace(env, ns);
+    Services services(env, ns);
+    const absl::Time applied = absl::Now();
+    Apply(env, Manifest(ns, tag));
+
+    std::string sinfo;
+    const bool idle = PollUntil(
+                          [&] {
+                            sinfo = InController(env, ns, {"sinfo", "-h", "-o", "%P %t %D %N"})
+                                        .value_or("(no answer)");
+                            return absl::StrContains(sinfo, "batch* idle 2 cpu-[01-02]");
+                          },
+                          absl::Seconds(240), absl::Seconds(2))
+                          .has_value();
+    INFO("sinfo: "
+         << sinfo << "\npods:\n"
+         << TryKubectl(env, {"-n", ns, "get", "pods", "-o", "wide"}).value_or("") << "\ncluster:\n"
+         << TryKubectl(env, {"-n", ns, "get", "slurmcluster,nodeset", "-o", "yaml"}).value_or("")
+         << "\nslurmctld:\n"
+         << TryKubectl(env, {"-n", ns, "logs", "research-controller-0", "--tail=40"}).value_or("")
+         << "\n"
+         << services.Logs());
+    REQUIRE(idle);
+    WARN("apply -> both nodes idle in sinfo: " << absl::FormatDuration(absl::Now() - applied));
+    REQUIRE(PollUntil(
+        [&] {
+          return TryKubectl(env, {"-n", ns, "get", "slurmcluster", "research", "-o",
+                                  "jsonpath={.status.conditions[?(@.type==\"Ready\")].status}"})
+                     .value_or("") == "True";
+        },
+        absl::Seconds(60), absl::Seconds(1)));
+
+    const std::string job(absl::StripAsciiWhitespace(
+        InController(env, ns,
+                     {"sbatch", "--parsable", "-N2", "-o", "/dev/null", "--wrap", "srun hostname"})
+            .value_or("")));
+    REQUIRE(!job.empty());
+    std::string state;
+    REQUIRE(PollUntil(
+        [&] {
+          state = InController(env, ns, {"scontrol", "show", "job", job}).value_or("");
+          return absl::StrContains(state, "JobState=COMPLETED") ||
+                 absl::StrContains(state, "JobState=FAILED");
+        },
+        absl::Seconds(60), absl::Seconds(1)));
+    INFO(state);
+    CHECK(absl::StrContains(state, "JobState=COMPLETED"));
+    CHECK(absl::StrContains(state, "NodeList=cpu-[01-02]"));
+
+    MustKubectl(env, {"delete", "namespace", ns, "--wait=true", "--timeout=120s"},
+                absl::Seconds(130));
+  }
+}
+
+}  // namespace
+}  // namespace tidepool::testing
