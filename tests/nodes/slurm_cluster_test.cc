@@ -175,6 +175,50 @@ TEST_CASE("a SlurmCluster and a NodeSet applied become a Slurm cluster of pods t
     CHECK(absl::StrContains(state, "JobState=COMPLETED"));
     CHECK(absl::StrContains(state, "NodeList=cpu-[01-02]"));
 
+    // A job survives slurmctld's pod being replaced mid-run (its state is on the claim).
+    const std::string long_job(absl::StripAsciiWhitespace(
+        InController(env, ns,
+                     {"sbatch", "--parsable", "-N1", "-o", "/dev/null", "--wrap", "sleep 20"})
+            .value_or("")));
+    REQUIRE(!long_job.empty());
+    REQUIRE(PollUntil(
+        [&] {
+          return absl::StrContains(
+              InController(env, ns, {"scontrol", "show", "job", long_job}).value_or(""),
+              "JobState=RUNNING");
+        },
+        absl::Seconds(30), absl::Seconds(1)));
+    MustKubectl(env, {"-n", ns, "delete", "pod", "research-controller-0", "--wait=true"});
+    const bool finished =
+        PollUntil(
+            [&] {
+              state = InController(env, ns, {"scontrol", "show", "job", long_job}).value_or("");
+              return absl::StrContains(state, "JobState=COMPLETED") ||
+                     absl::StrContains(state, "JobState=FAILED") ||
+                     absl::StrContains(state, "JobState=NODE_FAIL");
+            },
+            absl::Seconds(120), absl::Seconds(2))
+            .has_value();
+    INFO(state);
+    REQUIRE(finished);
+    CHECK(absl::StrContains(state, "JobState=COMPLETED"));
+
+    // A changed slurmConfig reaches the running slurmctld (through the ConfigMap, kubelet
+    // and a reconfigure).
+    MustKubectl(env, {"-n", ns, "patch", "slurmcluster", "research", "--type=merge", "-p",
+                      R"({"spec":{"slurmConfig":{"DefMemPerCPU":"1234"}}})"});
+    std::string config;
+    const bool reconfigured =
+        PollUntil(
+            [&] {
+              config = InController(env, ns, {"scontrol", "show", "config"}).value_or("");
+              return absl::StrContains(config, "DefMemPerCPU            = 1234");
+            },
+            absl::Seconds(60), absl::Seconds(1))
+            .has_value();
+    INFO(services.Logs());
+    CHECK(reconfigured);
+
     MustKubectl(env, {"delete", "namespace", ns, "--wait=true", "--timeout=120s"},
                 absl::Seconds(130));
   }
