@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "k8s/object_json.h"
 #include "k8s/ownership.h"
+#include "manifest_writing.h"
 #include "owned_metadata.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
@@ -84,23 +85,18 @@ AuthSecretRef AuthSecretOf(const v1::SlurmCluster& cluster, const AuthKeyKind& k
 
 std::string GeneratedSecretBody(const v1::SlurmCluster& cluster, const AuthKeyKind& kind,
                                 absl::string_view key) {
-  const v1::ObjectMeta& meta = cluster.metadata();
-  rapidjson::StringBuffer buffer;
-  JsonWriter w(buffer);
-  w.StartObject();
-  k8s::WriteStringMember(w, "apiVersion", "v1");
-  k8s::WriteStringMember(w, "kind", "Secret");
-  WriteOwnedMetadata(w, cluster, kind.generated_name(meta.name()), kind.component);
-  k8s::WriteStringMember(w, "type", "Opaque");
-  // A key in use is never replaced: a new one would lock out every daemon holding the old.
-  w.Key("immutable");
-  w.Bool(true);
-  w.Key("data");
-  w.StartObject();
-  k8s::WriteStringMember(w, kind.data_key, absl::Base64Escape(key));
-  w.EndObject();
-  w.EndObject();
-  return buffer.GetString();
+  return JsonObject([&](JsonWriter& w) {
+    WriteTypeMeta(w, "v1", "Secret");
+    WriteOwnedMetadata(w, cluster, kind.generated_name(cluster.metadata().name()), kind.component);
+    k8s::WriteStringMember(w, "type", "Opaque");
+    // A key in use is never replaced: a new one would lock out every daemon holding the old.
+    w.Key("immutable");
+    w.Bool(true);
+    w.Key("data");
+    w.StartObject();
+    k8s::WriteStringMember(w, kind.data_key, absl::Base64Escape(key));
+    w.EndObject();
+  });
 }
 
 SecretVerdict CheckGeneratedSecret(const v1::SlurmCluster& cluster, const AuthKeyKind& kind,

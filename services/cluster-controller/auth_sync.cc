@@ -11,7 +11,6 @@
 #include "common/log.h"
 #include "k8s/resource.h"
 #include "tidepool/contract.h"
-#include "tidepool/resources.h"
 
 namespace tidepool::cluster {
 namespace {
@@ -38,7 +37,7 @@ void AuthStep::Event(const ClusterContext& cluster, k8s::EventType type, absl::s
 absl::StatusOr<k8s::ReconcileResult> AuthStep::Sync(const ClusterContext& cluster,
                                                     ClusterOutcome& cluster_outcome) {
   AuthOutcome& outcome = cluster_outcome.auth;
-  absl::StatusOr<v1::SlurmCluster> spec = api::ParseSlurmCluster(cluster.cluster->json);
+  const absl::StatusOr<v1::SlurmCluster>& spec = cluster.spec;
   if (!spec.ok()) {
     // The config step reports the unreadable spec too; nothing to retry until it changes.
     outcome.error = std::string(spec.status().message());

@@ -28,22 +28,19 @@ std::string Annotation(absl::string_view config_map_json, const char* key) {
 std::string ConfigMapApplyBody(const v1::SlurmCluster& cluster, const v1::RenderResponse& rendered,
                                absl::Time written_at) {
   const v1::ObjectMeta& meta = cluster.metadata();
-  rapidjson::StringBuffer buffer;
-  JsonWriter w(buffer);
-  w.StartObject();
-  k8s::WriteStringMember(w, "apiVersion", "v1");
-  k8s::WriteStringMember(w, "kind", "ConfigMap");
-  WriteOwnedMetadata(w, cluster, api::SlurmConfigMapName(meta.name()), api::kSlurmConfigComponent,
-                     Ownership::kOwnedByCluster,
-                     {{api::kConfigHashAnnotation, rendered.config_hash()},
-                      {api::kConfigWrittenAtAnnotation, k8s::FormatMicroTime(written_at)}});
-  w.Key("data");
-  w.StartObject();
-  for (const v1::RenderedFile& file : rendered.files())
-    k8s::WriteStringMember(w, file.name(), file.content());
-  w.EndObject();
-  w.EndObject();
-  return buffer.GetString();
+  return JsonObject([&](JsonWriter& w) {
+    WriteTypeMeta(w, "v1", "ConfigMap");
+    WriteOwnedMetadata(w, cluster, api::SlurmConfigMapName(meta.name()), api::kSlurmConfigComponent,
+                       Ownership::kOwnedByCluster,
+                       {{api::kConfigHashAnnotation, rendered.config_hash()},
+                        {api::kConfigWrittenAtAnnotation, k8s::FormatMicroTime(written_at)}});
+    w.Key("data");
+    w.StartObject();
+    for (const v1::RenderedFile& file : rendered.files()) {
+      k8s::WriteStringMember(w, file.name(), file.content());
+    }
+    w.EndObject();
+  });
 }
 
 std::string ConfigHashAnnotationPatch(absl::string_view hash) {

@@ -9,7 +9,6 @@
 #include "k8s/errors.h"
 #include "tidepool/contract.h"
 #include "tidepool/naming.h"
-#include "tidepool/resources.h"
 
 namespace tidepool::cluster {
 namespace {
@@ -57,7 +56,7 @@ absl::StatusOr<k8s::ReconcileResult> ControllerStep::Sync(const ClusterContext& 
     result.error = "slurmctld waits for the cluster's munge and JWT key Secrets";
     return k8s::ReconcileResult{};
   }
-  absl::StatusOr<v1::SlurmCluster> spec = api::ParseSlurmCluster(cluster.cluster->json);
+  const absl::StatusOr<v1::SlurmCluster>& spec = cluster.spec;
   absl::Status valid = spec.ok() ? ValidateControllerSpec(*spec) : spec.status();
   if (!valid.ok()) {
     result.blocked_reason = api::kInvalidSpecReason;

@@ -7,7 +7,6 @@
 #include "restapi_builders.h"
 #include "tidepool/contract.h"
 #include "tidepool/naming.h"
-#include "tidepool/resources.h"
 
 namespace tidepool::cluster {
 
@@ -26,7 +25,7 @@ absl::StatusOr<k8s::ReconcileResult> RestApiStep::Sync(const ClusterContext& clu
     result.error = "slurmrestd waits for the cluster's munge key Secret";
     return k8s::ReconcileResult{};
   }
-  absl::StatusOr<v1::SlurmCluster> spec = api::ParseSlurmCluster(cluster.cluster->json);
+  const absl::StatusOr<v1::SlurmCluster>& spec = cluster.spec;
   absl::Status valid = spec.ok() ? ValidateRestApiSpec(*spec) : spec.status();
   if (!valid.ok()) {
     result.blocked_reason = api::kInvalidSpecReason;

@@ -5,6 +5,7 @@
 
 #include "common/log.h"
 #include "tidepool/resource_types.h"
+#include "tidepool/resources.h"
 
 namespace tidepool::cluster {
 namespace {
@@ -33,7 +34,10 @@ absl::StatusOr<k8s::ReconcileResult> ClusterReconciler::Reconcile(const std::str
   // The runtime calls this only while leading and with synced caches.
   k8s::CachedObjectPtr cached = clusters_.Get(key);
   if (cached == nullptr) return k8s::ReconcileResult{};  // what it owns goes with it
-  ClusterContext cluster{.key = key, .cluster = cached, .status = ReadStatus(cached->json)};
+  ClusterContext cluster{.key = key,
+                         .cluster = cached,
+                         .status = ReadStatus(cached->json),
+                         .spec = api::ParseSlurmCluster(cached->json)};
   if (absl::StatusOr<k8s::ObjectReference> ref = k8s::ReferenceTo(cached->json); ref.ok()) {
     cluster.ref = *std::move(ref);
   }

@@ -21,6 +21,7 @@
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "status.h"
+#include "tidepool/v1/slurm_cluster.pb.h"
 
 namespace tidepool::cluster {
 
@@ -45,6 +46,8 @@ struct ClusterContext {
   k8s::CachedObjectPtr cluster;
   std::optional<k8s::ObjectReference> ref;  // for events
   ClusterStatusView status;                 // as cached
+  // The object parsed once for every step (an error when it cannot be read).
+  absl::StatusOr<v1::SlurmCluster> spec = absl::UnknownError("not parsed");
 };
 
 class ClusterStep {
