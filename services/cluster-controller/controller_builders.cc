@@ -18,6 +18,8 @@ namespace {
 
 using k8s::JsonWriter;
 
+constexpr size_t kMaxDnsLabel = 63;
+
 const std::string& ClusterName(const v1::SlurmCluster& cluster) {
   return cluster.metadata().name();
 }
@@ -156,6 +158,15 @@ absl::StatusOr<int> ControllerReplicas(const v1::SlurmCluster& cluster) {
 }
 
 absl::Status ValidateControllerSpec(const v1::SlurmCluster& cluster) {
+  // The pods' hostnames "<name>-controller-<i>" are DNS labels: 63 characters at most.
+  const std::string longest = api::ControllerPodName(ClusterName(cluster), 1);
+  if (longest.size() > kMaxDnsLabel) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("metadata.name \"", ClusterName(cluster),
+                     "\" is too long for slurmctld's pod names (", longest, " has ", longest.size(),
+                     " characters, at most ", kMaxDnsLabel, " are allowed); use a name of at most ",
+                     kMaxDnsLabel - (longest.size() - ClusterName(cluster).size()), " characters"));
+  }
   if (absl::StatusOr<int> replicas = ControllerReplicas(cluster); !replicas.ok()) {
     return replicas.status();
   }

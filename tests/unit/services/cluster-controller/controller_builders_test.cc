@@ -136,6 +136,8 @@ TEST_CASE("a controller spec the builders cannot use is refused naming the field
          c.mutable_spec()->mutable_controller()->mutable_state_save()->set_size("0");
        },
        "spec.controller.stateSave.size"},
+      {[](v1::SlurmCluster& c) { c.mutable_metadata()->set_name(std::string(51, 'a')); },
+       "metadata.name"},
   };
   for (const Case& c : cases) {
     v1::SlurmCluster cluster = Cluster();
@@ -145,6 +147,12 @@ TEST_CASE("a controller spec the builders cannot use is refused naming the field
     CHECK(absl::IsInvalidArgument(status));
     CHECK(absl::StrContains(status.message(), c.field));
   }
+}
+
+TEST_CASE("a cluster name that just fits slurmctld's pod names is accepted") {
+  v1::SlurmCluster cluster = Cluster();
+  cluster.mutable_metadata()->set_name(std::string(50, 'a'));
+  CHECK(ValidateControllerSpec(cluster).ok());
 }
 
 TEST_CASE("a StatefulSet's readiness is read from its status") {
