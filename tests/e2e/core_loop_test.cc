@@ -131,6 +131,16 @@ class System {
     }
     return "";
   }
+  // True once pod `name` in hpc exists again as another incarnation than `uid`.
+  bool AwaitReplaced(const std::string& name, const std::string& uid) {
+    return Eventually(
+               [&] {
+                 const std::string now = Json({"-n", "hpc", "get", "pod", name}, "{.metadata.uid}");
+                 return !now.empty() && now != uid;
+               },
+               absl::Seconds(90))
+        .has_value();
+  }
   bool AllReady() {
     return IdleNodes() == kNodes &&
            Json({"get", "nodesets", "-n", "hpc"}, "{.items[*].status.numberReady}") == "2 2";
@@ -391,14 +401,7 @@ TEST_CASE("a rolling update waits for the running job and replaces the pod after
   }
   const std::string accounting = s.Slurm({"scontrol", "show", "job", job});
   CHECK(absl::StrContains(accounting, "JobState=COMPLETED"));
-  CHECK(Eventually(
-            [&] {
-              const std::string now =
-                  s.Json({"-n", "hpc", "get", "pod", "gpu-a-01"}, "{.metadata.uid}");
-              return !now.empty() && now != uid;
-            },
-            absl::Seconds(90))
-            .has_value());
+  CHECK(s.AwaitReplaced("gpu-a-01", uid));
   CHECK(Eventually([&] { return s.AllReady(); }, absl::Seconds(120)).has_value());
   CHECK(s.Json({"-n", "hpc", "get", "pod", "gpu-a-01"}, "{.metadata.labels.rollout}") == "2");
 }
@@ -410,14 +413,7 @@ TEST_CASE("a killed controller restarted converges with no duplicate pods") {
   s.Kubectl({"-n", "hpc", "delete", "pod", "gpu-a-01", "--wait=false"});
   // Right after the delete the NodeSet status and sinfo still say all ready: wait for the
   // replacement first (seen in CI order 2790808867).
-  CHECK(Eventually(
-            [&] {
-              const std::string now =
-                  s.Json({"-n", "hpc", "get", "pod", "gpu-a-01"}, "{.metadata.uid}");
-              return !now.empty() && now != uid;
-            },
-            absl::Seconds(90))
-            .has_value());
+  CHECK(s.AwaitReplaced("gpu-a-01", uid));
   CHECK(Eventually([&] { return s.AllReady(); }, absl::Seconds(120)).has_value());
   CHECK(s.Json({"-n", "hpc", "get", "pods"}, "{.items[*].metadata.name}") ==
         "gpu-a-01 gpu-a-02 gpu-b-01 gpu-b-02");
