@@ -6,18 +6,13 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "builder_test_support.h"
 #include "k8s/object_json.h"
 
 namespace tidepool::cluster {
 namespace {
 
-v1::SlurmCluster Cluster() {
-  v1::SlurmCluster cluster;
-  cluster.mutable_metadata()->set_name("research");
-  cluster.mutable_metadata()->set_namespace_("hpc");
-  cluster.mutable_metadata()->set_uid("uid-1");
-  return cluster;
-}
+v1::SlurmCluster Cluster() { return ResearchCluster(); }
 
 // Recognisable key bytes, to look for in messages.
 std::string Key(size_t size) {

@@ -3,18 +3,13 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include "absl/strings/match.h"
+#include "builder_test_support.h"
 #include "k8s/object_json.h"
 
 namespace tidepool::cluster {
 namespace {
 
-v1::SlurmCluster Cluster() {
-  v1::SlurmCluster cluster;
-  cluster.mutable_metadata()->set_name("research");
-  cluster.mutable_metadata()->set_namespace_("hpc");
-  cluster.mutable_metadata()->set_uid("uid-1");
-  return cluster;
-}
+v1::SlurmCluster Cluster() { return ResearchCluster(); }
 
 const absl::Time kWritten = absl::FromUnixMicros(1'800'000'000'250'000);
 

@@ -6,18 +6,15 @@
 
 #include "absl/strings/match.h"
 #include "applied_hash.h"
+#include "builder_test_support.h"
 #include "google/protobuf/util/json_util.h"
-#include "json_path.h"
 #include "k8s/object_json.h"
 
 namespace tidepool::cluster {
 namespace {
 
 v1::SlurmCluster Cluster(int replicas = 1) {
-  v1::SlurmCluster cluster;
-  cluster.mutable_metadata()->set_name("research");
-  cluster.mutable_metadata()->set_namespace_("hpc");
-  cluster.mutable_metadata()->set_uid("uid-1");
+  v1::SlurmCluster cluster = ResearchCluster();
   cluster.mutable_spec()->mutable_images()->set_controller("registry.example/slurmctld:26.05");
   cluster.mutable_spec()->mutable_controller()->set_replicas(replicas);
   return cluster;

@@ -4,16 +4,13 @@
 #include <string>
 
 #include "absl/strings/match.h"
-#include "json_path.h"
+#include "builder_test_support.h"
 
 namespace tidepool::cluster {
 namespace {
 
 v1::SlurmCluster Cluster() {
-  v1::SlurmCluster cluster;
-  cluster.mutable_metadata()->set_name("research");
-  cluster.mutable_metadata()->set_namespace_("hpc");
-  cluster.mutable_metadata()->set_uid("uid-1");
+  v1::SlurmCluster cluster = ResearchCluster();
   cluster.mutable_spec()->mutable_images()->set_rest_api("registry.example/slurmrestd:26.05");
   return cluster;
 }

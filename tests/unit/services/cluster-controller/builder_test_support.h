@@ -1,15 +1,25 @@
 #pragma once
 
-// Reading built manifests in tests: parse, and the value at a path of member names and
-// array indexes ({"spec", "template", "spec", "containers", "0"}).
+// What the builders' tests share: the SlurmCluster "research" in "hpc" they build from, and
+// reading built manifests (parse, and the value at a path of member names and array
+// indexes such as {"spec", "template", "spec", "containers", "0"}).
 
 #include <catch2/catch_test_macros.hpp>
 #include <string>
 #include <vector>
 
 #include "k8s/object_json.h"
+#include "tidepool/v1/slurm_cluster.pb.h"
 
 namespace tidepool::cluster {
+
+inline v1::SlurmCluster ResearchCluster() {
+  v1::SlurmCluster cluster;
+  cluster.mutable_metadata()->set_name("research");
+  cluster.mutable_metadata()->set_namespace_("hpc");
+  cluster.mutable_metadata()->set_uid("uid-1");
+  return cluster;
+}
 
 inline rapidjson::Document Parse(const std::string& json) {
   absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(json, "body");
