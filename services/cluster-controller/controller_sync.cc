@@ -1,6 +1,5 @@
 #include "controller_sync.h"
 
-#include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -76,22 +75,22 @@ absl::StatusOr<k8s::ReconcileResult> ControllerStep::Sync(const ClusterContext& 
                                 .munge_key_secret = outcome.auth.munge_key_secret,
                                 .jwt_key_secret = outcome.auth.jwt_key_secret,
                                 .cluster_domain = cluster_domain_};
-  bool wrote = false;
-  const std::string compute = api::ComputeServiceName(spec->metadata().name());
-  absl::StatusOr<bool> compute_applied =
-      applier_.Apply(k8s::Services(), *informers_.services, ns, compute, ComputeServiceBody(*spec));
-  if (!compute_applied.ok()) return compute_applied.status();
-  for (const auto& [type, cache, body] :
-       {std::tuple{&k8s::Services(), informers_.services, ControllerServiceBody(*spec)},
-        std::tuple{&k8s::PodDisruptionBudgets(), informers_.disruption_budgets,
-                   ControllerDisruptionBudgetBody(*spec)},
-        std::tuple{&k8s::StatefulSets(), informers_.stateful_sets,
-                   ControllerStatefulSetBody(inputs)}}) {
-    absl::StatusOr<bool> applied = applier_.Apply(*type, *cache, ns, name, body);
-    if (!applied.ok()) return applied.status();
-    wrote = wrote || *applied;
+  absl::StatusOr<bool> wrote = applier_.ApplyAll(
+      ns,
+      {{&k8s::Services(), informers_.services, api::ComputeServiceName(spec->metadata().name()),
+        ComputeServiceBody(*spec)},
+       {&k8s::Services(), informers_.services, name, ControllerServiceBody(*spec)},
+       {&k8s::PodDisruptionBudgets(), informers_.disruption_budgets, name,
+        ControllerDisruptionBudgetBody(*spec)},
+       {&k8s::StatefulSets(), informers_.stateful_sets, name, ControllerStatefulSetBody(inputs)}});
+  if (absl::IsInvalidArgument(wrote.status())) {
+    // A field passed through from the spec (resources) the API server refuses.
+    result.blocked_reason = api::kInvalidSpecReason;
+    result.error = std::string(wrote.status().message());
+    return k8s::ReconcileResult{};
   }
-  if (wrote && cluster.ref.has_value()) {
+  if (!wrote.ok()) return wrote.status();
+  if (*wrote && cluster.ref.has_value()) {
     events_.Record(*cluster.ref, k8s::EventType::kNormal, api::kControllerAppliedReason, "Apply",
                    absl::StrCat("applied slurmctld StatefulSet ", name, " with ", replicas,
                                 replicas == 1 ? " replica" : " replicas"));

@@ -24,4 +24,15 @@ absl::StatusOr<bool> HashedApplier::Apply(const k8s::ResourceType& type, k8s::In
   return true;
 }
 
+absl::StatusOr<bool> HashedApplier::ApplyAll(const std::string& ns,
+                                             const std::vector<OwnedObject>& objects) {
+  bool wrote = false;
+  for (const OwnedObject& object : objects) {
+    absl::StatusOr<bool> applied = Apply(*object.type, *object.cache, ns, object.name, object.body);
+    if (!applied.ok()) return applied.status();
+    wrote = wrote || *applied;
+  }
+  return wrote;
+}
+
 }  // namespace tidepool::cluster

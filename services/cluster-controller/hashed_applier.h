@@ -5,6 +5,7 @@
 // nothing, and a hand edit of a field we own is undone on the next change of ours.
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "k8s/client.h"
@@ -12,6 +13,14 @@
 #include "k8s/resource.h"
 
 namespace tidepool::cluster {
+
+// One object a step applies.
+struct OwnedObject {
+  const k8s::ResourceType* type = nullptr;
+  k8s::Informer* cache = nullptr;  // where the applied object shows up
+  std::string name;
+  std::string body;
+};
 
 class HashedApplier {
  public:
@@ -22,6 +31,9 @@ class HashedApplier {
   absl::StatusOr<bool> Apply(const k8s::ResourceType& type, k8s::Informer& cache,
                              const std::string& ns, const std::string& name,
                              const std::string& body);
+  // Applies each in order, stopping at the first error; true when any was written. The
+  // API server's refusal of a body (InvalidArgument) is returned as it is.
+  absl::StatusOr<bool> ApplyAll(const std::string& ns, const std::vector<OwnedObject>& objects);
 
  private:
   k8s::Client& client_;

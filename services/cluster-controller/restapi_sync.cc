@@ -1,6 +1,5 @@
 #include "restapi_sync.h"
 
-#include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -34,19 +33,15 @@ absl::StatusOr<k8s::ReconcileResult> RestApiStep::Sync(const ClusterContext& clu
   }
   const std::string& ns = spec->metadata().namespace_();
   const std::string name = api::RestApiName(spec->metadata().name());
-  bool wrote = false;
-  for (const auto& [type, cache, body] :
-       {std::tuple{&k8s::Services(), informers_.services, RestApiServiceBody(*spec)},
-        std::tuple{&k8s::Deployments(), informers_.deployments,
-                   RestApiDeploymentBody(
-                       {.cluster = &*spec, .munge_key_secret = outcome.auth.munge_key_secret})}}) {
-    absl::StatusOr<bool> applied = applier_.Apply(*type, *cache, ns, name, body);
-    if (!applied.ok()) return applied.status();
-    wrote = wrote || *applied;
-  }
+  absl::StatusOr<bool> wrote = applier_.ApplyAll(
+      ns, {{&k8s::Services(), informers_.services, name, RestApiServiceBody(*spec)},
+           {&k8s::Deployments(), informers_.deployments, name,
+            RestApiDeploymentBody(
+                {.cluster = &*spec, .munge_key_secret = outcome.auth.munge_key_secret})}});
+  if (!wrote.ok()) return wrote.status();
   result.applied = true;
   result.replicas = *RestApiReplicas(*spec);
-  if (wrote && cluster.ref.has_value()) {
+  if (*wrote && cluster.ref.has_value()) {
     events_.Record(*cluster.ref, k8s::EventType::kNormal, api::kRestApiAppliedReason, "Apply",
                    absl::StrCat("applied slurmrestd Deployment ", name, " with ", result.replicas,
                                 result.replicas == 1 ? " replica" : " replicas"));
