@@ -26,6 +26,9 @@ inline constexpr char kMungeKeyComponent[] = "munge-key";
 inline constexpr char kJwtKeyComponent[] = "jwt-key";
 inline constexpr char kSlurmctldComponent[] = "slurmctld";
 inline constexpr char kSlurmrestdComponent[] = "slurmrestd";
+inline constexpr char kSlurmdbdComponent[] = "slurmdbd";
+inline constexpr char kAccountingDatabaseComponent[] = "accounting-database";
+inline constexpr char kLoginComponent[] = "login";
 
 // ---------------------------------------------------------------------------------
 // Annotations.

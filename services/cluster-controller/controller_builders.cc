@@ -281,14 +281,4 @@ absl::Status CheckStateClaimFits(absl::string_view claim_json, int replicas) {
       "slurmctld, copy the data, delete the claim and let the controller create it again)"));
 }
 
-StatefulSetReadiness ReadStatefulSetReadiness(absl::string_view stateful_set_json) {
-  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(stateful_set_json, "StatefulSet");
-  if (!doc.ok()) return {};
-  const rapidjson::Value* spec = k8s::FindMember(*doc, "spec");
-  const rapidjson::Value* status = k8s::FindMember(*doc, "status");
-  return {.replicas = spec != nullptr ? static_cast<int>(k8s::IntMember(*spec, "replicas")) : 0,
-          .ready_replicas =
-              status != nullptr ? static_cast<int>(k8s::IntMember(*status, "readyReplicas")) : 0};
-}
-
 }  // namespace tidepool::cluster

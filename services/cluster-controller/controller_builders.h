@@ -57,11 +57,4 @@ std::string ControllerStateClaimBody(const v1::SlurmCluster& cluster);
 // which needs ReadWriteMany. FailedPrecondition says what to do.
 absl::Status CheckStateClaimFits(absl::string_view claim_json, int replicas);
 
-// What a StatefulSet's status says (zeros when unreadable).
-struct StatefulSetReadiness {
-  int replicas = 0;
-  int ready_replicas = 0;
-};
-StatefulSetReadiness ReadStatefulSetReadiness(absl::string_view stateful_set_json);
-
 }  // namespace tidepool::cluster

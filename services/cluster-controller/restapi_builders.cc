@@ -120,11 +120,4 @@ std::string RestApiServiceBody(const v1::SlurmCluster& cluster) {
   });
 }
 
-int AvailableReplicasOf(absl::string_view deployment_json) {
-  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(deployment_json, "Deployment");
-  if (!doc.ok()) return 0;
-  const rapidjson::Value* status = k8s::FindMember(*doc, "status");
-  return status != nullptr ? static_cast<int>(k8s::IntMember(*status, "availableReplicas")) : 0;
-}
-
 }  // namespace tidepool::cluster

@@ -30,7 +30,4 @@ absl::Status ValidateRestApiSpec(const v1::SlurmCluster& cluster);
 std::string RestApiDeploymentBody(const RestApiInputs& inputs);
 std::string RestApiServiceBody(const v1::SlurmCluster& cluster);
 
-// availableReplicas of a Deployment's status (0 when unreadable).
-int AvailableReplicasOf(absl::string_view deployment_json);
-
 }  // namespace tidepool::cluster

@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "applied_hash.h"
 #include "builder_test_support.h"
+#include "component_step.h"
 #include "google/protobuf/util/json_util.h"
 #include "k8s/object_json.h"
 
@@ -153,12 +154,10 @@ TEST_CASE("a cluster name that just fits slurmctld's pod names is accepted") {
 }
 
 TEST_CASE("a StatefulSet's readiness is read from its status") {
-  CHECK(ReadStatefulSetReadiness(R"({"metadata":{"name":"s"},"spec":{"replicas":2},)"
-                                 R"("status":{"readyReplicas":1}})")
-            .ready_replicas == 1);
-  CHECK(ReadStatefulSetReadiness(R"({"metadata":{"name":"s"},"spec":{"replicas":2}})")
-            .ready_replicas == 0);
-  CHECK(ReadStatefulSetReadiness("not json").replicas == 0);
+  CHECK(ReadyReplicasOfStatefulSet(R"({"metadata":{"name":"s"},"spec":{"replicas":2},)"
+                                   R"("status":{"readyReplicas":1}})") == 1);
+  CHECK(ReadyReplicasOfStatefulSet(R"({"metadata":{"name":"s"},"spec":{"replicas":2}})") == 0);
+  CHECK(ReadyReplicasOfStatefulSet("not json") == 0);
 }
 
 TEST_CASE("an applied body carries the hash of its content, which changes with it") {

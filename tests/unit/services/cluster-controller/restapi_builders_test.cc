@@ -5,6 +5,7 @@
 
 #include "absl/strings/match.h"
 #include "builder_test_support.h"
+#include "component_step.h"
 
 namespace tidepool::cluster {
 namespace {
@@ -81,9 +82,10 @@ TEST_CASE("a REST API spec the builders cannot use is refused naming the field")
 }
 
 TEST_CASE("a Deployment's available replicas are read from its status") {
-  CHECK(AvailableReplicasOf(R"({"metadata":{"name":"d"},"status":{"availableReplicas":2}})") == 2);
-  CHECK(AvailableReplicasOf(R"({"metadata":{"name":"d"}})") == 0);
-  CHECK(AvailableReplicasOf("[") == 0);
+  CHECK(AvailableReplicasOfDeployment(
+            R"({"metadata":{"name":"d"},"status":{"availableReplicas":2}})") == 2);
+  CHECK(AvailableReplicasOfDeployment(R"({"metadata":{"name":"d"}})") == 0);
+  CHECK(AvailableReplicasOfDeployment("[") == 0);
 }
 
 }  // namespace

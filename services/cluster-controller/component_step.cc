@@ -1,0 +1,94 @@
+#include "component_step.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/log.h"
+#include "k8s/object_json.h"
+#include "tidepool/contract.h"
+
+namespace tidepool::cluster {
+namespace {
+
+constexpr char kWaitingForAuthReason[] = "WaitingForAuth";
+
+int StatusInt(absl::string_view json, const char* kind, const char* member) {
+  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(json, kind);
+  if (!doc.ok()) return 0;
+  const rapidjson::Value* status = k8s::FindMember(*doc, "status");
+  return status != nullptr ? static_cast<int>(k8s::IntMember(*status, member)) : 0;
+}
+
+}  // namespace
+
+ComponentPlan Blocked(std::string reason, std::string message) {
+  return {.blocked_reason = std::move(reason), .blocked_message = std::move(message)};
+}
+
+int ReadyReplicasOfStatefulSet(absl::string_view stateful_set_json) {
+  return StatusInt(stateful_set_json, "StatefulSet", "readyReplicas");
+}
+
+int AvailableReplicasOfDeployment(absl::string_view deployment_json) {
+  return StatusInt(deployment_json, "Deployment", "availableReplicas");
+}
+
+ComponentStep::ComponentStep(k8s::Client& client, k8s::EventRecorder& events,
+                             std::string field_manager)
+    : client_(client), events_(events), applier_(client, std::move(field_manager)) {}
+
+absl::StatusOr<k8s::ReconcileResult> ComponentStep::Sync(const ClusterContext& cluster,
+                                                         ClusterOutcome& outcome) {
+  const absl::StatusOr<v1::SlurmCluster>& spec = cluster.spec;
+  if (spec.ok() && !Wanted(*spec)) return k8s::ReconcileResult{};
+  ComponentOutcome& result = OutcomeOf(outcome);
+  result.managed = true;
+  result.pod_selector = absl::StrCat(api::kComponentLabel, "=", component(), ",",
+                                     api::kClusterLabel, "=", cluster.cluster->meta.name);
+  if (!outcome.auth.ready) {
+    result.blocked_reason = kWaitingForAuthReason;
+    result.error = absl::StrCat(component(), " waits for the cluster's munge and JWT key Secrets");
+    return k8s::ReconcileResult{};
+  }
+  const absl::Status valid = spec.ok() ? Validate(*spec) : spec.status();
+  if (!valid.ok()) {
+    result.blocked_reason = api::kInvalidSpecReason;
+    result.error = std::string(valid.message());
+    return k8s::ReconcileResult{};  // nothing to retry until the spec changes
+  }
+  absl::StatusOr<ComponentPlan> plan = Plan(*spec, outcome);
+  if (!plan.ok()) return plan.status();
+  if (!plan->blocked_reason.empty()) {
+    result.blocked_reason = std::move(plan->blocked_reason);
+    result.error = std::move(plan->blocked_message);
+    return k8s::ReconcileResult{};
+  }
+  const std::string& ns = spec->metadata().namespace_();
+  absl::StatusOr<bool> wrote = applier_.ApplyAll(ns, plan->objects);
+  if (absl::IsInvalidArgument(wrote.status())) {
+    // A field passed through from the spec (resources) the API server refuses.
+    result.blocked_reason = api::kInvalidSpecReason;
+    result.error = std::string(wrote.status().message());
+    return k8s::ReconcileResult{};
+  }
+  if (!wrote.ok()) return wrote.status();
+  result.applied = true;
+  result.replicas = plan->replicas;
+  if (*wrote && cluster.ref.has_value()) {
+    events_.Record(*cluster.ref, k8s::EventType::kNormal, applied_reason(), "Apply",
+                   absl::StrCat("applied ", plan->description, " with ", plan->replicas,
+                                plan->replicas == 1 ? " replica" : " replicas"));
+    common::LogInfo(
+        "component_applied",
+        {{"cluster", cluster.key}, {"component", component()}, {"replicas", plan->replicas}});
+  }
+  if (plan->workload_cache != nullptr && plan->ready_replicas_of != nullptr) {
+    if (k8s::CachedObjectPtr workload =
+            plan->workload_cache->Get(absl::StrCat(ns, "/", plan->workload_name))) {
+      result.ready_replicas = plan->ready_replicas_of(workload->json);
+    }
+  }
+  return k8s::ReconcileResult{};
+}
+
+}  // namespace tidepool::cluster

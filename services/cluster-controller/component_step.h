@@ -1,0 +1,76 @@
+#pragma once
+
+// What every step that runs one of a cluster's daemons as pods does the same way
+// (slurmctld, slurmrestd, slurmdbd and its database, login): wait for the auth Secrets,
+// refuse an invalid spec as InvalidSpec, apply its objects only when changed
+// (hashed_applier.h), record an event when it wrote, and read how many pods are ready.
+// A component says only what differs: its outcome slot, its checks and its objects.
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "hashed_applier.h"
+#include "k8s/event_recorder.h"
+#include "sync.h"
+
+namespace tidepool::cluster {
+
+// What a component will apply this sync, or why it cannot yet.
+struct ComponentPlan {
+  // Set: nothing is applied; the condition says `blocked_reason` and `blocked_message`.
+  std::string blocked_reason;
+  std::string blocked_message;
+  std::vector<OwnedObject> objects;  // applied in order
+  int replicas = 0;
+  // The object whose ready pods the condition counts (one of `objects`).
+  k8s::Informer* workload_cache = nullptr;
+  std::string workload_name;
+  // Ready pods in the workload's cached JSON (a StatefulSet's or a Deployment's).
+  int (*ready_replicas_of)(absl::string_view workload_json) = nullptr;
+  // For the event: "slurmctld StatefulSet research-controller".
+  std::string description;
+};
+
+ComponentPlan Blocked(std::string reason, std::string message);
+
+class ComponentStep : public ClusterStep {
+ public:
+  // Everything passed outlives the step.
+  ComponentStep(k8s::Client& client, k8s::EventRecorder& events, std::string field_manager);
+
+  absl::StatusOr<k8s::ReconcileResult> Sync(const ClusterContext& cluster,
+                                            ClusterOutcome& outcome) final;
+
+ protected:
+  // The slot of the outcome this component fills.
+  virtual ComponentOutcome& OutcomeOf(ClusterOutcome& outcome) const = 0;
+  // The value of tidepool.dev/component on its pods.
+  virtual const char* component() const = 0;
+  // The event reason when it applied something.
+  virtual const char* applied_reason() const = 0;
+  // False: the spec does not ask for this component (nothing applied, no condition).
+  virtual bool Wanted(const v1::SlurmCluster& /*spec*/) const { return true; }
+  // A spec error (InvalidArgument) the user must fix: InvalidSpec until the spec changes.
+  virtual absl::Status Validate(const v1::SlurmCluster& spec) const = 0;
+  // What to apply; an error is retried with backoff. Called only for a valid spec whose
+  // auth Secrets are ready.
+  virtual absl::StatusOr<ComponentPlan> Plan(const v1::SlurmCluster& spec,
+                                             const ClusterOutcome& outcome) = 0;
+
+  k8s::Client& client() { return client_; }
+
+ private:
+  k8s::Client& client_;
+  k8s::EventRecorder& events_;
+  HashedApplier applier_;
+};
+
+// Ready pods of a StatefulSet (status.readyReplicas) and of a Deployment
+// (status.availableReplicas); 0 when the JSON cannot be read.
+int ReadyReplicasOfStatefulSet(absl::string_view stateful_set_json);
+int AvailableReplicasOfDeployment(absl::string_view deployment_json);
+
+}  // namespace tidepool::cluster
