@@ -109,6 +109,7 @@ inline constexpr char kSecretCreatedReason[] = "SecretCreated";
 inline constexpr char kAuthSecretInvalidReason[] = "AuthSecretInvalid";
 inline constexpr char kControllerAppliedReason[] = "ControllerApplied";
 inline constexpr char kRestApiAppliedReason[] = "RestApiApplied";
+inline constexpr char kAccountingAppliedReason[] = "AccountingApplied";
 // nodeset-controller.
 inline constexpr char kInvalidSpecReason[] = "InvalidSpec";
 inline constexpr char kSuccessfulCreateReason[] = "SuccessfulCreate";

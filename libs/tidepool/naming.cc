@@ -45,6 +45,18 @@ std::string ComputeSearchDomain(absl::string_view cluster, absl::string_view ns,
 
 std::string RestApiName(absl::string_view cluster) { return absl::StrCat(cluster, "-restapi"); }
 
+std::string AccountingName(absl::string_view cluster) {
+  return absl::StrCat(cluster, "-accounting");
+}
+
+std::string AccountingDatabaseName(absl::string_view cluster) {
+  return absl::StrCat(cluster, "-accounting-db");
+}
+
+std::string AccountingCredentialsSecretName(absl::string_view cluster) {
+  return absl::StrCat(cluster, "-accounting-db-credentials");
+}
+
 std::string NamePrefix(const tidepool::v1::NodeSet& node_set) {
   return node_set.spec().name_prefix().empty() ? node_set.metadata().name()
                                                : node_set.spec().name_prefix();

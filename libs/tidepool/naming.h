@@ -42,6 +42,16 @@ inline constexpr char kDefaultClusterDomain[] = "cluster.local";
 std::string RestApiName(absl::string_view cluster);
 inline constexpr int kSlurmrestdPort = 6820;
 
+// slurmdbd: Deployment and Service "<cluster>-accounting" on kSlurmdbdPort (the renderer's
+// AccountingStorageHost). Its managed MariaDB: StatefulSet and headless Service
+// "<cluster>-accounting-db" on kAccountingDatabasePort, credentials in the generated Secret
+// "<cluster>-accounting-db-credentials" (keys username, password).
+std::string AccountingName(absl::string_view cluster);
+std::string AccountingDatabaseName(absl::string_view cluster);
+std::string AccountingCredentialsSecretName(absl::string_view cluster);
+inline constexpr int kSlurmdbdPort = 6819;
+inline constexpr int kAccountingDatabasePort = 3306;
+
 // spec.namePrefix, or metadata.name when unset.
 std::string NamePrefix(const tidepool::v1::NodeSet& node_set);
 

@@ -1,7 +1,5 @@
 #include "auth_sync.h"
 
-#include <openssl/rand.h>
-
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,21 +8,10 @@
 #include "absl/strings/str_join.h"
 #include "common/log.h"
 #include "k8s/resource.h"
+#include "random_bytes.h"
 #include "tidepool/contract.h"
 
 namespace tidepool::cluster {
-namespace {
-
-// `size` bytes from OpenSSL's CSPRNG.
-absl::StatusOr<std::string> RandomKey(size_t size) {
-  std::string key(size, '\0');
-  if (RAND_bytes(reinterpret_cast<unsigned char*>(key.data()), static_cast<int>(size)) != 1) {
-    return absl::InternalError("RAND_bytes failed to generate a key");
-  }
-  return key;
-}
-
-}  // namespace
 
 AuthStep::AuthStep(k8s::Client& client, k8s::EventRecorder& events, std::string field_manager)
     : client_(client), events_(events), field_manager_(std::move(field_manager)) {}
@@ -84,7 +71,7 @@ absl::StatusOr<SecretVerdict> AuthStep::EnsureGeneratedSecret(const ClusterConte
   absl::StatusOr<std::string> existing = client_.Get(k8s::Secrets(), ns, name);
   if (existing.ok()) return CheckGeneratedSecret(spec, kind, *existing);
   if (!absl::IsNotFound(existing.status())) return existing.status();
-  absl::StatusOr<std::string> key = RandomKey(kind.generated_bytes);
+  absl::StatusOr<std::string> key = RandomBytes(kind.generated_bytes);
   if (!key.ok()) return key.status();
   absl::Status created = client_
                              .Create(k8s::Secrets(), ns, GeneratedSecretBody(spec, kind, *key),

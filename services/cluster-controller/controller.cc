@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "accounting_sync.h"
 #include "auth_sync.h"
 #include "common/log.h"
 #include "common/metrics.h"
@@ -79,6 +80,11 @@ std::vector<std::unique_ptr<ClusterStep>> Steps(
         client, informers, events, options.field_manager, options.cluster_domain));
     steps.push_back(
         std::make_unique<RestApiStep>(client, informers, events, options.field_manager));
+    // The database before slurmdbd, which waits for it.
+    steps.push_back(
+        std::make_unique<AccountingDatabaseStep>(client, informers, events, options.field_manager));
+    steps.push_back(
+        std::make_unique<AccountingStep>(client, informers, events, options.field_manager));
   }
   steps.push_back(
       std::make_unique<ConfigStep>(client, renderer, syncer, informers, events, clock,

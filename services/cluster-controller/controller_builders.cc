@@ -125,25 +125,6 @@ void WritePodTemplate(JsonWriter& w, const ControllerInputs& inputs) {
   w.EndObject();
 }
 
-// A headless Service over a component's pods that also publishes the not-ready ones: a
-// backup slurmctld and a registering slurmd are reached before they are ready.
-std::string HeadlessServiceBody(const v1::SlurmCluster& cluster, const std::string& name,
-                                absl::string_view component, int port) {
-  return JsonObject([&](JsonWriter& w) {
-    WriteTypeMeta(w, "v1", "Service");
-    WriteOwnedMetadata(w, cluster, name, component);
-    w.Key("spec");
-    w.StartObject();
-    k8s::WriteStringMember(w, "clusterIP", "None");
-    w.Key("publishNotReadyAddresses");
-    w.Bool(true);
-    w.Key("selector");
-    WriteComponentLabels(w, cluster, component);
-    WriteServicePorts(w, component, port);
-    w.EndObject();
-  });
-}
-
 }  // namespace
 
 absl::StatusOr<int> ControllerReplicas(const v1::SlurmCluster& cluster) {
@@ -187,12 +168,12 @@ absl::Status ValidateControllerSpec(const v1::SlurmCluster& cluster) {
 
 std::string ControllerServiceBody(const v1::SlurmCluster& cluster) {
   return HeadlessServiceBody(cluster, api::ControllerName(ClusterName(cluster)),
-                             api::kSlurmctldComponent, kSlurmctldPort);
+                             api::kSlurmctldComponent, api::kSlurmctldComponent, kSlurmctldPort);
 }
 
 std::string ComputeServiceBody(const v1::SlurmCluster& cluster) {
   return HeadlessServiceBody(cluster, api::ComputeServiceName(ClusterName(cluster)),
-                             api::kSlurmdComponent, kSlurmdPort);
+                             api::kSlurmdComponent, api::kSlurmdComponent, kSlurmdPort);
 }
 
 std::string ControllerDisruptionBudgetBody(const v1::SlurmCluster& cluster) {

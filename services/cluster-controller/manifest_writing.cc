@@ -77,6 +77,24 @@ void WriteServicePorts(k8s::JsonWriter& w, absl::string_view name, int port) {
   w.EndArray();
 }
 
+std::string HeadlessServiceBody(const v1::SlurmCluster& cluster, const std::string& name,
+                                absl::string_view component, absl::string_view port_name,
+                                int port) {
+  return JsonObject([&](k8s::JsonWriter& w) {
+    WriteTypeMeta(w, "v1", "Service");
+    WriteOwnedMetadata(w, cluster, name, component);
+    w.Key("spec");
+    w.StartObject();
+    k8s::WriteStringMember(w, "clusterIP", "None");
+    w.Key("publishNotReadyAddresses");
+    w.Bool(true);
+    w.Key("selector");
+    WriteComponentLabels(w, cluster, component);
+    WriteServicePorts(w, port_name, port);
+    w.EndObject();
+  });
+}
+
 void WriteConfigVolume(k8s::JsonWriter& w, const v1::SlurmCluster& cluster) {
   w.StartObject();
   k8s::WriteStringMember(w, "name", "config");
@@ -87,14 +105,15 @@ void WriteConfigVolume(k8s::JsonWriter& w, const v1::SlurmCluster& cluster) {
   w.EndObject();
 }
 
-void WriteSecretVolume(k8s::JsonWriter& w, absl::string_view name, absl::string_view secret) {
+void WriteSecretVolume(k8s::JsonWriter& w, absl::string_view name, absl::string_view secret,
+                       int mode) {
   w.StartObject();
   k8s::WriteStringMember(w, "name", name);
   w.Key("secret");
   w.StartObject();
   k8s::WriteStringMember(w, "secretName", secret);
   w.Key("defaultMode");
-  w.Int(0400);
+  w.Int(mode);
   w.EndObject();
   w.EndObject();
 }

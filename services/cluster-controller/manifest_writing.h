@@ -34,9 +34,17 @@ void WriteServedPort(k8s::JsonWriter& w, absl::string_view name, int port);
 // "ports" of a Service: [{name, port, targetPort}].
 void WriteServicePorts(k8s::JsonWriter& w, absl::string_view name, int port);
 
+// A whole headless Service over a component's pods that also publishes the not-ready ones:
+// a backup slurmctld, a registering slurmd or a starting database is reached before it is
+// ready.
+std::string HeadlessServiceBody(const v1::SlurmCluster& cluster, const std::string& name,
+                                absl::string_view component, absl::string_view port_name, int port);
+
 // Volume objects (into the open "volumes" array).
 void WriteConfigVolume(k8s::JsonWriter& w, const v1::SlurmCluster& cluster);  // "config"
-void WriteSecretVolume(k8s::JsonWriter& w, absl::string_view name, absl::string_view secret);
+// Files mode 0400 unless `mode` says otherwise (0440 for a non-root pod's fsGroup).
+void WriteSecretVolume(k8s::JsonWriter& w, absl::string_view name, absl::string_view secret,
+                       int mode = 0400);
 // A volumeMounts entry.
 void WriteMount(k8s::JsonWriter& w, absl::string_view volume, absl::string_view path,
                 bool read_only);

@@ -104,6 +104,11 @@ std::vector<k8s::Condition> Conditions(const ClusterOutcome& outcome) {
     conditions.push_back(ComponentAvailable(api::kRestApiAvailableCondition, "slurmrestd",
                                             outcome.rest_api, outcome.generation));
   }
+  if (outcome.accounting.managed) {
+    // slurmdbd waits for a managed database (AccountingStep), so its condition covers both.
+    conditions.push_back(ComponentAvailable(api::kAccountingAvailableCondition, "slurmdbd",
+                                            outcome.accounting, outcome.generation));
+  }
   conditions.push_back(ConfigRendered(outcome.config, outcome.generation));
   conditions.push_back(Ready(outcome, conditions));
   return conditions;

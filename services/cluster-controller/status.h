@@ -47,8 +47,10 @@ struct ComponentOutcome {
 struct ClusterOutcome {
   int64_t generation = 0;
   AuthOutcome auth;
-  ComponentOutcome controller;  // slurmctld
-  ComponentOutcome rest_api;    // slurmrestd
+  ComponentOutcome controller;           // slurmctld
+  ComponentOutcome rest_api;             // slurmrestd
+  ComponentOutcome accounting_database;  // the managed MariaDB
+  ComponentOutcome accounting;           // slurmdbd
   ConfigOutcome config;
   // A step's error is worth a status write (it says why) before the retry.
   bool report_error = false;

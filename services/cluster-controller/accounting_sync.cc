@@ -1,0 +1,138 @@
+#include "accounting_sync.h"
+
+#include <utility>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "accounting_builders.h"
+#include "common/log.h"
+#include "k8s/ownership.h"
+#include "k8s/resource.h"
+#include "random_bytes.h"
+#include "tidepool/contract.h"
+#include "tidepool/naming.h"
+
+namespace tidepool::cluster {
+namespace {
+
+constexpr char kCredentialsInvalidReason[] = "AccountingCredentialsInvalid";
+constexpr char kWaitingForDatabaseReason[] = "WaitingForDatabase";
+// Hex of this many random bytes: no character that needs quoting in SQL or slurmdbd.conf.
+constexpr size_t kPasswordBytes = 24;
+
+}  // namespace
+
+AccountingDatabaseStep::AccountingDatabaseStep(k8s::Client& client, ClusterInformers informers,
+                                               k8s::EventRecorder& events,
+                                               std::string field_manager)
+    : ComponentStep(client, events, field_manager),
+      informers_(informers),
+      field_manager_(std::move(field_manager)) {}
+
+const char* AccountingDatabaseStep::component() const { return api::kAccountingDatabaseComponent; }
+const char* AccountingDatabaseStep::applied_reason() const { return api::kAccountingAppliedReason; }
+bool AccountingDatabaseStep::Wanted(const v1::SlurmCluster& spec) const {
+  return ManagedDatabaseWanted(spec);
+}
+absl::Status AccountingDatabaseStep::Validate(const v1::SlurmCluster& spec) const {
+  return ValidateManagedDatabaseSpec(spec);
+}
+
+absl::Status AccountingDatabaseStep::EnsureCredentials(const v1::SlurmCluster& spec) {
+  const std::string& ns = spec.metadata().namespace_();
+  const std::string name = api::AccountingCredentialsSecretName(spec.metadata().name());
+  absl::StatusOr<std::string> existing = client().Get(k8s::Secrets(), ns, name);
+  if (absl::IsNotFound(existing.status())) {
+    absl::StatusOr<std::string> password = RandomBytes(kPasswordBytes);
+    if (!password.ok()) return password.status();
+    absl::Status created =
+        client()
+            .Create(k8s::Secrets(), ns,
+                    AccountingCredentialsSecretBody(spec, absl::BytesToHexString(*password)),
+                    {.field_manager = field_manager_})
+            .status();
+    if (created.ok()) {
+      common::LogInfo("accounting_credentials_created", {{"namespace", ns}, {"secret", name}});
+      return absl::OkStatus();
+    }
+    if (!absl::IsAlreadyExists(created)) return created;
+    existing = client().Get(k8s::Secrets(), ns, name);  // a former leader made it meanwhile
+  }
+  if (!existing.ok()) return existing.status();
+  if (!k8s::IsControlledByUid(*existing, spec.metadata().uid())) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("Secret \"", name,
+                     "\" exists but is not controlled by this SlurmCluster; the managed "
+                     "database's credentials are generated there: delete or rename that Secret"));
+  }
+  return CheckCredentialsSecret(*existing);
+}
+
+absl::StatusOr<ComponentPlan> AccountingDatabaseStep::Plan(const v1::SlurmCluster& spec,
+                                                           const ClusterOutcome& /*outcome*/) {
+  if (absl::Status credentials = EnsureCredentials(spec); !credentials.ok()) {
+    if (!absl::IsFailedPrecondition(credentials)) return credentials;
+    return Blocked(kCredentialsInvalidReason, std::string(credentials.message()));
+  }
+  const std::string name = api::AccountingDatabaseName(spec.metadata().name());
+  return ComponentPlan{.objects = {{&k8s::Services(), informers_.services, name,
+                                    AccountingDatabaseServiceBody(spec)},
+                                   {&k8s::StatefulSets(), informers_.stateful_sets, name,
+                                    AccountingDatabaseStatefulSetBody(spec)}},
+                       .replicas = 1,
+                       .workload_cache = informers_.stateful_sets,
+                       .workload_name = name,
+                       .ready_replicas_of = &ReadyReplicasOfStatefulSet,
+                       .description = absl::StrCat("accounting database StatefulSet ", name)};
+}
+
+AccountingStep::AccountingStep(k8s::Client& client, ClusterInformers informers,
+                               k8s::EventRecorder& events, std::string field_manager)
+    : ComponentStep(client, events, std::move(field_manager)), informers_(informers) {}
+
+const char* AccountingStep::component() const { return api::kSlurmdbdComponent; }
+const char* AccountingStep::applied_reason() const { return api::kAccountingAppliedReason; }
+bool AccountingStep::Wanted(const v1::SlurmCluster& spec) const { return AccountingWanted(spec); }
+absl::Status AccountingStep::Validate(const v1::SlurmCluster& spec) const {
+  return ValidateAccountingSpec(spec);
+}
+
+absl::StatusOr<ComponentPlan> AccountingStep::Plan(const v1::SlurmCluster& spec,
+                                                   const ClusterOutcome& outcome) {
+  const AccountingDatabase database = AccountingDatabaseOf(spec);
+  if (database.managed && !outcome.accounting_database.applied) {
+    return Blocked(outcome.accounting_database.blocked_reason.empty()
+                       ? kWaitingForDatabaseReason
+                       : outcome.accounting_database.blocked_reason,
+                   absl::StrCat("slurmdbd waits for the accounting database: ",
+                                outcome.accounting_database.error));
+  }
+  absl::StatusOr<std::string> secret =
+      client().Get(k8s::Secrets(), spec.metadata().namespace_(), database.credentials_secret);
+  if (absl::IsNotFound(secret.status())) {
+    return Blocked(
+        kCredentialsInvalidReason,
+        absl::StrCat("Secret \"", database.credentials_secret, "\"",
+                     database.managed ? "" : " (spec.accounting.external.credentialsSecret)",
+                     " does not exist in namespace \"", spec.metadata().namespace_(),
+                     "\"; it holds the database's username and password for slurmdbd"));
+  }
+  if (!secret.ok()) return secret.status();
+  if (absl::Status usable = CheckCredentialsSecret(*secret); !usable.ok()) {
+    return Blocked(kCredentialsInvalidReason, std::string(usable.message()));
+  }
+  const std::string name = api::AccountingName(spec.metadata().name());
+  return ComponentPlan{
+      .objects = {{&k8s::Services(), informers_.services, name, SlurmdbdServiceBody(spec)},
+                  {&k8s::Deployments(), informers_.deployments, name,
+                   SlurmdbdDeploymentBody({.cluster = &spec,
+                                           .munge_key_secret = outcome.auth.munge_key_secret,
+                                           .jwt_key_secret = outcome.auth.jwt_key_secret})}},
+      .replicas = 1,
+      .workload_cache = informers_.deployments,
+      .workload_name = name,
+      .ready_replicas_of = &AvailableReplicasOfDeployment,
+      .description = absl::StrCat("slurmdbd Deployment ", name)};
+}
+
+}  // namespace tidepool::cluster
