@@ -75,7 +75,7 @@ class Services {
   std::vector<std::pair<std::string, ChildProcess>> processes_;
 };
 
-std::string Manifest(const std::string& ns, const std::string& tag) {
+std::string Manifest(const std::string& ns, const std::string& tag, const std::string& mariadb) {
   return absl::StrReplaceAll(R"(apiVersion: tidepool.dev/v1alpha1
 kind: SlurmCluster
 metadata: {name: research, namespace: NS}
@@ -85,7 +85,10 @@ spec:
     controller: localhost/tidepool/slurmctld:TAG
     compute: localhost/tidepool/slurmd:TAG
     restApi: localhost/tidepool/slurmrestd:TAG
+    accounting: localhost/tidepool/slurmdbd:TAG
+    accountingDatabase: localhost/tidepool/mariadb:MARIADB
   controller: {stateSave: {size: 1Gi}}
+  accounting: {enabled: true, managed: {size: 1Gi}}
   partitions: [{name: batch, nodeSets: [cpu], default: true}]
   # The test nodes have cgroup v1, which these Slurm versions' cgroup plugins no longer use.
   slurmConfig: {ProctrackType: proctrack/linuxproc, TaskPlugin: task/none}
@@ -101,7 +104,7 @@ spec:
       terminationGracePeriodSeconds: 5
       containers: [{name: slurmd, imagePullPolicy: Never}]
 )",
-                             {{"NS", ns}, {"TAG", tag}});
+                             {{"NS", ns}, {"TAG", tag}, {"MARIADB", mariadb}});
 }
 
 std::optional<std::string> InController(const KubernetesEnv& env, const std::string& ns,
@@ -117,19 +120,24 @@ TEST_CASE("a SlurmCluster and a NodeSet applied become a Slurm cluster of pods t
   MustKubectl(env, {"wait", "--for=condition=Established", "--timeout=60s", "crd",
                     "slurmclusters.tidepool.dev", "nodesets.tidepool.dev"});
   std::vector<std::string> tags;
+  std::string mariadb;
   for (const std::string& image : ProjectImages(env)) {
     if (absl::StartsWith(image, "localhost/tidepool/slurmd:")) {
       tags.push_back(std::string(absl::StripPrefix(image, "localhost/tidepool/slurmd:")));
     }
+    if (absl::StartsWith(image, "localhost/tidepool/mariadb:")) {
+      mariadb = std::string(absl::StripPrefix(image, "localhost/tidepool/mariadb:"));
+    }
   }
   REQUIRE(!tags.empty());
+  REQUIRE(!mariadb.empty());
   for (const std::string& tag : tags) {
     INFO("Slurm " << tag);
     const std::string ns = absl::StrCat("sc-", absl::StrReplaceAll(tag, {{".", "-"}}));
     EnsureNamespace(env, ns);
     Services services(env, ns);
     const absl::Time applied = absl::Now();
-    Apply(env, Manifest(ns, tag));
+    Apply(env, Manifest(ns, tag, mariadb));
 
     std::string sinfo;
     const bool idle = PollUntil(
@@ -150,13 +158,23 @@ TEST_CASE("a SlurmCluster and a NodeSet applied become a Slurm cluster of pods t
          << services.Logs());
     REQUIRE(idle);
     WARN("apply -> both nodes idle in sinfo: " << absl::FormatDuration(absl::Now() - applied));
-    REQUIRE(PollUntil(
-        [&] {
-          return TryKubectl(env, {"-n", ns, "get", "slurmcluster", "research", "-o",
-                                  "jsonpath={.status.conditions[?(@.type==\"Ready\")].status}"})
-                     .value_or("") == "True";
-        },
-        absl::Seconds(60), absl::Seconds(1)));
+    const bool ready =
+        PollUntil(
+            [&] {
+              return TryKubectl(env, {"-n", ns, "get", "slurmcluster", "research", "-o",
+                                      "jsonpath={.status.conditions[?(@.type==\"Ready\")].status}"})
+                         .value_or("") == "True";
+            },
+            absl::Seconds(180), absl::Seconds(1))
+            .has_value();
+    INFO("conditions: " << TryKubectl(env, {"-n", ns, "get", "slurmcluster", "research", "-o",
+                                            "jsonpath={.status.conditions}"})
+                               .value_or("")
+                        << "\npods:\n"
+                        << TryKubectl(env, {"-n", ns, "get", "pods", "-o", "wide"}).value_or(""));
+    REQUIRE(ready);
+    WARN("apply -> Ready (slurmdbd and its database too): "
+         << absl::FormatDuration(absl::Now() - applied));
 
     const std::string job(absl::StripAsciiWhitespace(
         InController(env, ns,
@@ -174,6 +192,25 @@ TEST_CASE("a SlurmCluster and a NodeSet applied become a Slurm cluster of pods t
     INFO(state);
     CHECK(absl::StrContains(state, "JobState=COMPLETED"));
     CHECK(absl::StrContains(state, "NodeList=cpu-[01-02]"));
+
+    // slurmctld reports the finished job to slurmdbd, which stores it in MariaDB.
+    std::string accounted;
+    const bool in_sacct =
+        PollUntil(
+            [&] {
+              accounted =
+                  InController(env, ns,
+                               {"sacct", "-n", "-X", "-P", "-j", job, "-o", "JobID,State,NodeList"})
+                      .value_or("");
+              return absl::StrContains(accounted, "COMPLETED");
+            },
+            absl::Seconds(60), absl::Seconds(2))
+            .has_value();
+    INFO("sacct: " << accounted << "\nslurmdbd:\n"
+                   << TryKubectl(env, {"-n", ns, "logs", "deploy/research-accounting", "--tail=30"})
+                          .value_or(""));
+    REQUIRE(in_sacct);
+    CHECK(absl::StrContains(accounted, job + "|COMPLETED|cpu-[01-02]"));
 
     // A job survives slurmctld's pod being replaced mid-run (its state is on the claim).
     const std::string long_job(absl::StripAsciiWhitespace(

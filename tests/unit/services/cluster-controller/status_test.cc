@@ -168,6 +168,29 @@ TEST_CASE("RestApiAvailable follows slurmrestd, and Ready waits for it too") {
   CHECK(absl::StrContains(patch, R"("type":"Ready","status":"True")"));
 }
 
+TEST_CASE("AccountingAvailable follows slurmdbd and says what it waits for") {
+  const absl::Time now = absl::FromUnixSeconds(1'800'000'000);
+  ClusterOutcome outcome{.generation = 2,
+                         .auth = {.ready = true},
+                         .accounting = {.managed = true,
+                                        .blocked_reason = "WaitingForDatabase",
+                                        .error = "slurmdbd waits for the accounting database: x"},
+                         .config = {.rendered = true, .rendered_hash = "h", .applied_hash = "h"}};
+  std::string patch = StatusPatch(outcome, {}, now);
+  CHECK(absl::StrContains(
+      patch,
+      R"("type":"AccountingAvailable","status":"False","reason":"WaitingForDatabase","message":"slurmdbd waits for the accounting database: x")"));
+  CHECK(
+      absl::StrContains(patch, R"("type":"Ready","status":"False","reason":"WaitingForDatabase")"));
+  outcome.accounting = {.managed = true, .applied = true, .replicas = 1, .ready_replicas = 1};
+  patch = StatusPatch(outcome, {}, now);
+  CHECK(absl::StrContains(
+      patch, R"("type":"AccountingAvailable","status":"True","reason":"SlurmdbdReady")"));
+  CHECK(absl::StrContains(patch, R"("type":"Ready","status":"True")"));
+  outcome.accounting = {};
+  CHECK_FALSE(absl::StrContains(StatusPatch(outcome, {}, now), "AccountingAvailable"));
+}
+
 TEST_CASE("an external control plane has no ControllerAvailable condition") {
   const ClusterOutcome outcome{
       .generation = 1,
