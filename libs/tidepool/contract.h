@@ -77,6 +77,7 @@ inline constexpr char kConfigRenderedCondition[] = "ConfigRendered";
 inline constexpr char kControllerAvailableCondition[] = "ControllerAvailable";
 inline constexpr char kRestApiAvailableCondition[] = "RestApiAvailable";
 inline constexpr char kAccountingAvailableCondition[] = "AccountingAvailable";
+inline constexpr char kLoginAvailableCondition[] = "LoginAvailable";
 // NodeSet status conditions.
 inline constexpr char kAvailableCondition[] = "Available";
 inline constexpr char kProgressingCondition[] = "Progressing";
@@ -109,6 +110,11 @@ inline constexpr char kSecretCreatedReason[] = "SecretCreated";
 inline constexpr char kAuthSecretInvalidReason[] = "AuthSecretInvalid";
 inline constexpr char kControllerAppliedReason[] = "ControllerApplied";
 inline constexpr char kRestApiAppliedReason[] = "RestApiApplied";
+inline constexpr char kLoginAppliedReason[] = "LoginApplied";
+// LoginAvailable False: the Secret of the login users' keys is missing or unusable, or
+// the generated host key Secret is not the cluster's.
+inline constexpr char kLoginUsersInvalidReason[] = "LoginUsersInvalid";
+inline constexpr char kHostKeysInvalidReason[] = "HostKeysInvalid";
 // nodeset-controller.
 inline constexpr char kInvalidSpecReason[] = "InvalidSpec";
 inline constexpr char kSuccessfulCreateReason[] = "SuccessfulCreate";

@@ -45,6 +45,16 @@ std::string ComputeSearchDomain(absl::string_view cluster, absl::string_view ns,
 
 std::string RestApiName(absl::string_view cluster) { return absl::StrCat(cluster, "-restapi"); }
 
+std::string LoginName(absl::string_view cluster) { return absl::StrCat(cluster, "-login"); }
+
+std::string LoginHostKeysSecretName(absl::string_view cluster) {
+  return absl::StrCat(cluster, "-login-host-keys");
+}
+
+std::string UsersConfigMapName(absl::string_view cluster) {
+  return absl::StrCat(cluster, "-users");
+}
+
 std::string NamePrefix(const tidepool::v1::NodeSet& node_set) {
   return node_set.spec().name_prefix().empty() ? node_set.metadata().name()
                                                : node_set.spec().name_prefix();

@@ -42,6 +42,17 @@ inline constexpr char kDefaultClusterDomain[] = "cluster.local";
 std::string RestApiName(absl::string_view cluster);
 inline constexpr int kSlurmrestdPort = 6820;
 
+// Login pods: Deployment and Service "<cluster>-login" (sshd on kSshPort), their host
+// keys in the Secret "<cluster>-login-host-keys", and the ConfigMap "<cluster>-users"
+// (files kUsersPasswdFile and kUsersGroupFile) with the accounts of the login users, which
+// every Slurm pod of the cluster mounts.
+std::string LoginName(absl::string_view cluster);
+std::string LoginHostKeysSecretName(absl::string_view cluster);
+std::string UsersConfigMapName(absl::string_view cluster);
+inline constexpr int kSshPort = 22;
+inline constexpr char kUsersPasswdFile[] = "passwd";
+inline constexpr char kUsersGroupFile[] = "group";
+
 // spec.namePrefix, or metadata.name when unset.
 std::string NamePrefix(const tidepool::v1::NodeSet& node_set);
 
