@@ -14,6 +14,7 @@
 #include "controller_sync.h"
 #include "k8s/object_json.h"
 #include "k8s/resource.h"
+#include "login_sync.h"
 #include "restapi_sync.h"
 #include "tidepool/naming.h"
 #include "tidepool/node_view.h"
@@ -79,6 +80,7 @@ std::vector<std::unique_ptr<ClusterStep>> Steps(
         client, informers, events, options.field_manager, options.cluster_domain));
     steps.push_back(
         std::make_unique<RestApiStep>(client, informers, events, options.field_manager));
+    steps.push_back(std::make_unique<LoginStep>(client, informers, events, options.field_manager));
   }
   steps.push_back(
       std::make_unique<ConfigStep>(client, renderer, syncer, informers, events, clock,
@@ -111,8 +113,11 @@ ClusterController::ClusterController(k8s::Client& client,
       pods_(client, k8s::Pods(), options_.watch_namespace,
             Labelled(api::kSlurmdComponent, api::PodViewForCache)),
       nodes_(client, k8s::Nodes(), "", {.parse_view = api::NodeViewForCache}),
-      config_maps_(client, k8s::ConfigMaps(), options_.watch_namespace,
-                   Labelled(api::kSlurmConfigComponent)),
+      // The rendered configuration's and the login users' (labelled with the login component).
+      config_maps_(
+          client, k8s::ConfigMaps(), options_.watch_namespace,
+          {.label_selector = absl::StrCat(api::kComponentLabel, " in (", api::kSlurmConfigComponent,
+                                          ",", api::kLoginComponent, ")")}),
       stateful_sets_(client, k8s::StatefulSets(), options_.watch_namespace,
                      {.label_selector = api::kClusterLabel}),
       deployments_(client, k8s::Deployments(), options_.watch_namespace,

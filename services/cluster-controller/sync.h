@@ -31,7 +31,7 @@ struct ClusterInformers {
   k8s::Informer* node_sets = nullptr;
   k8s::Informer* pods = nullptr;  // slurmd pods
   k8s::Informer* nodes = nullptr;
-  k8s::Informer* config_maps = nullptr;  // slurm-config ConfigMaps
+  k8s::Informer* config_maps = nullptr;  // slurm-config and login users ConfigMaps
   // The control plane's objects (labelled tidepool.dev/cluster).
   k8s::Informer* stateful_sets = nullptr;
   k8s::Informer* deployments = nullptr;
