@@ -49,6 +49,9 @@ inline constexpr char kConfigHashAnnotation[] = "tidepool.dev/config-hash";
 // ConfigMap annotation with when the cluster-controller wrote its current files (RFC
 // 3339): kept on the object so a new leader knows how long the files have propagated.
 inline constexpr char kConfigWrittenAtAnnotation[] = "tidepool.dev/config-written-at";
+// Pod annotation (slurmctld and login pods) with the hash of the cluster's users ConfigMap:
+// changed when the users change, which makes kubelet refresh the pods' copy at once.
+inline constexpr char kUsersHashAnnotation[] = "tidepool.dev/users-hash";
 // On objects the cluster-controller applies: the hash of the body it last applied, so an
 // unchanged object is not written again on every sync.
 inline constexpr char kAppliedHashAnnotation[] = "tidepool.dev/applied-hash";

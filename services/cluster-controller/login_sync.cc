@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "applied_hash.h"
 #include "common/log.h"
 #include "k8s/resource.h"
 #include "login_builders.h"
@@ -19,7 +20,8 @@ LoginStep::LoginStep(k8s::Client& client, ClusterInformers informers, k8s::Event
                      std::string field_manager)
     : ComponentStep(client, events, field_manager),
       informers_(informers),
-      field_manager_(std::move(field_manager)) {}
+      field_manager_(field_manager),
+      users_applier_(client, std::move(field_manager)) {}
 
 const char* LoginStep::component() const { return api::kLoginComponent; }
 const char* LoginStep::applied_reason() const { return api::kLoginAppliedReason; }
@@ -83,6 +85,52 @@ absl::StatusOr<std::string> LoginStep::UsersConfigMap(const v1::SlurmCluster& sp
   return UsersConfigMapBody(spec, AssignIds(users, assigned));
 }
 
+absl::Status LoginStep::ApplyUsers(const v1::SlurmCluster& spec,
+                                   const std::vector<std::string>& users) {
+  absl::StatusOr<std::string> body = UsersConfigMap(spec, users);
+  if (!body.ok()) return body.status();
+  const std::string& ns = spec.metadata().namespace_();
+  absl::StatusOr<bool> wrote =
+      users_applier_.Apply(k8s::ConfigMaps(), *informers_.config_maps, ns,
+                           api::UsersConfigMapName(spec.metadata().name()), *body);
+  if (!wrote.ok()) return wrote.status();
+  if (!*wrote) return absl::OkStatus();
+  absl::StatusOr<std::string> stamped = StampAppliedHash(*body);
+  if (!stamped.ok()) return stamped.status();
+  common::LogInfo("login_users_applied",
+                  {{"cluster", absl::StrCat(ns, "/", spec.metadata().name())},
+                   {"users", static_cast<int64_t>(users.size())}});
+  NudgeUserPods(spec, AppliedHashOf(*stamped));
+  return absl::OkStatus();
+}
+
+void LoginStep::NudgeUserPods(const v1::SlurmCluster& spec, absl::string_view users_hash) {
+  const std::string& ns = spec.metadata().namespace_();
+  const std::string cluster = absl::StrCat(ns, "/", spec.metadata().name());
+  absl::StatusOr<k8s::ListResult> pods =
+      client().List(k8s::Pods(), ns,
+                    {.label_selector = absl::StrCat(
+                         api::kClusterLabel, "=", spec.metadata().name(), ",", api::kComponentLabel,
+                         " in (", api::kSlurmctldComponent, ",", api::kLoginComponent, ")")});
+  if (!pods.ok()) {
+    common::LogWarn("login_users_nudge_failed", {{"cluster", cluster}, {"error", pods.status()}});
+    return;
+  }
+  const std::string patch = UsersHashAnnotationPatch(users_hash);
+  for (const std::string& pod : pods->items) {
+    absl::StatusOr<k8s::ObjectMeta> meta = k8s::ParseObjectMeta(pod);
+    if (!meta.ok()) continue;
+    absl::Status patched =
+        client()
+            .MergePatch(k8s::Pods(), ns, meta->name, patch, {.field_manager = field_manager_})
+            .status();
+    if (!patched.ok() && !absl::IsNotFound(patched)) {
+      common::LogWarn("login_users_nudge_failed",
+                      {{"cluster", cluster}, {"pod", meta->name}, {"error", patched}});
+    }
+  }
+}
+
 absl::StatusOr<ComponentPlan> LoginStep::Plan(const v1::SlurmCluster& spec,
                                               const ClusterOutcome& outcome) {
   absl::StatusOr<SecretVerdict> host_key = EnsureHostKeySecret(spec);
@@ -111,10 +159,7 @@ absl::StatusOr<ComponentPlan> LoginStep::Plan(const v1::SlurmCluster& spec,
                      .recheck_after = kLoginRecheck};
   // The accounts first: the pods mount them.
   if (spec.spec().login().sssd_config_secret().empty()) {
-    absl::StatusOr<std::string> accounts = UsersConfigMap(spec, users.users);
-    if (!accounts.ok()) return accounts.status();
-    plan.objects.push_back({&k8s::ConfigMaps(), informers_.config_maps,
-                            api::UsersConfigMapName(spec.metadata().name()), *accounts});
+    if (absl::Status applied = ApplyUsers(spec, users.users); !applied.ok()) return applied;
   }
   plan.objects.push_back({&k8s::Services(), informers_.services, name, LoginServiceBody(spec)});
   plan.objects.push_back(

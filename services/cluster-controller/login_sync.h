@@ -5,7 +5,8 @@
 // LoginAvailable). Before applying it makes sure of what the pods mount: the SSH host key
 // Secret it generates once and never rewrites (ssh_host_keys.h), the user's sshKeysSecret
 // (read and checked, never written) and, without SSSD, the users ConfigMap with every
-// user's account (login_users.h). A missing or unusable Secret blocks the step with
+// user's account (login_users.h), applied first and announced to the running pods that
+// mount it. A missing or unusable Secret blocks the step with
 // nothing applied. The user's Secret is read with a GET each sync, not watched (an
 // informer would cache every Secret of the namespace), so the step syncs again every
 // kLoginRecheck to notice a changed one. When the spec no longer asks for login pods,
@@ -18,6 +19,7 @@
 #include "absl/time/time.h"
 #include "auth_builders.h"
 #include "component_step.h"
+#include "hashed_applier.h"
 
 namespace tidepool::cluster {
 
@@ -49,9 +51,17 @@ class LoginStep : public ComponentStep {
   // The users ConfigMap's body, keeping the ids it already gives.
   absl::StatusOr<std::string> UsersConfigMap(const v1::SlurmCluster& spec,
                                              const std::vector<std::string>& users);
+  // Applies the users ConfigMap when it changed, then nudges the pods that mount it.
+  absl::Status ApplyUsers(const v1::SlurmCluster& spec, const std::vector<std::string>& users);
+  // Annotates the cluster's slurmctld and login pods with the users' hash: kubelet then
+  // refreshes their copy of the ConfigMap at once instead of at its next periodic sync (a
+  // minute or more), and a job of a new user is not refused by a slurmctld that cannot
+  // resolve its uid yet. Best effort: kubelet's own sync comes later anyway.
+  void NudgeUserPods(const v1::SlurmCluster& spec, absl::string_view users_hash);
 
   const ClusterInformers informers_;
   const std::string field_manager_;
+  HashedApplier users_applier_;
 };
 
 }  // namespace tidepool::cluster

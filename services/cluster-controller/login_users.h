@@ -56,4 +56,7 @@ std::string GroupLines(const std::vector<LoginUser>& users);
 std::string UsersConfigMapBody(const v1::SlurmCluster& cluster,
                                const std::vector<LoginUser>& users);
 
+// The merge patch that sets a pod's api::kUsersHashAnnotation to `hash`.
+std::string UsersHashAnnotationPatch(absl::string_view hash);
+
 }  // namespace tidepool::cluster

@@ -14,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "nodes/kubectl_helpers.h"
 #include "nodes/slurm_services.h"
@@ -88,12 +89,17 @@ class SshClient {
   std::string dir_;
 };
 
-// The host key the login Service presents (ssh-keyscan's line for it), "" when none.
-std::string HostKey(const std::string& host) {
+// The host keys the login Service presents (ssh-keyscan's lines, without its "# host:22
+// SSH-2.0-…" comments), "" when none.
+std::string HostKeys(const std::string& host) {
   absl::StatusOr<CommandResult> scan =
-      RunCommand({"/usr/bin/ssh-keyscan", "-q", "-T", "5", "-t", "ecdsa", host}, absl::Seconds(20));
+      RunCommand({"/usr/bin/ssh-keyscan", "-T", "5", host}, absl::Seconds(20));
   if (!scan.ok() || scan->exit_code != 0) return "";
-  return std::string(absl::StripAsciiWhitespace(scan->output));
+  std::string keys;
+  for (absl::string_view line : absl::StrSplit(scan->output, '\n', absl::SkipWhitespace())) {
+    if (!absl::StartsWith(line, "#")) absl::StrAppend(&keys, line, "\n");
+  }
+  return keys;
 }
 
 std::string Condition(const KubernetesEnv& env, const std::string& ns, const std::string& type,
@@ -210,8 +216,10 @@ TEST_CASE("users ssh into a SlurmCluster's login pods and run jobs as themselves
     }
 
     // A replaced login pod presents the same host key: known_hosts stay valid.
-    const std::string host_key = HostKey(ip);
+    const std::string host_key = HostKeys(ip);
+    INFO("host keys: " << host_key);
     REQUIRE(!host_key.empty());
+    CHECK(absl::StartsWith(host_key, ip + " ecdsa-sha2-nistp256 "));  // the cluster's, alone
     const std::string memory =
         TryKubectl(env, {"-n", ns, "exec", "deployment/research-login", "--", "sh", "-c",
                          "ps -eo rss=,comm= | sort -rn | head -20"})
@@ -230,7 +238,7 @@ TEST_CASE("users ssh into a SlurmCluster's login pods and run jobs as themselves
     std::string replaced_key;
     REQUIRE(PollUntil(
         [&] {
-          replaced_key = HostKey(ip);
+          replaced_key = HostKeys(ip);
           return !replaced_key.empty();
         },
         absl::Seconds(60), absl::Seconds(1)));

@@ -123,5 +123,10 @@ TEST_CASE("the users ConfigMap has passwd and group lines and is read back") {
   CHECK(AssignedIds("not json").empty());
 }
 
+TEST_CASE("pods are told of changed users through an annotation") {
+  const rapidjson::Document patch = Parse(UsersHashAnnotationPatch("sha256:abc"));
+  CHECK(StringAt(patch, {"metadata", "annotations", "tidepool.dev/users-hash"}) == "sha256:abc");
+}
+
 }  // namespace
 }  // namespace tidepool::cluster
