@@ -133,11 +133,6 @@ void LoginStep::NudgeUserPods(const v1::SlurmCluster& spec, absl::string_view us
 
 absl::StatusOr<ComponentPlan> LoginStep::Plan(const v1::SlurmCluster& spec,
                                               const ClusterOutcome& outcome) {
-  absl::StatusOr<SecretVerdict> host_key = EnsureHostKeySecret(spec);
-  if (!host_key.ok()) return host_key.status();
-  if (!host_key->usable) {
-    return Blocked(api::kHostKeysInvalidReason, std::move(host_key->problem), kLoginRecheck);
-  }
   const std::string& ns = spec.metadata().namespace_();
   absl::StatusOr<std::string> keys =
       client().Get(k8s::Secrets(), ns, spec.spec().login().ssh_keys_secret());
@@ -148,6 +143,12 @@ absl::StatusOr<ComponentPlan> LoginStep::Plan(const v1::SlurmCluster& spec,
   SshKeysRead users = ReadSshKeysSecret(spec, *keys);
   if (!users.problem.empty()) {
     return Blocked(api::kLoginUsersInvalidReason, std::move(users.problem), kLoginRecheck);
+  }
+  // Only for a usable users' Secret: a spec that cannot work yet leaves nothing behind.
+  absl::StatusOr<SecretVerdict> host_key = EnsureHostKeySecret(spec);
+  if (!host_key.ok()) return host_key.status();
+  if (!host_key->usable) {
+    return Blocked(api::kHostKeysInvalidReason, std::move(host_key->problem), kLoginRecheck);
   }
 
   const std::string name = api::LoginName(spec.metadata().name());

@@ -1,8 +1,8 @@
 #pragma once
 
 // One SlurmCluster key: the cluster reconciler runs named steps in order (auth, then
-// controller for a control plane of pods, then config; REST API, accounting and login
-// come next), each in its own
+// controller, REST API and login for a control plane of pods, then config; accounting
+// comes next), each in its own
 // <step>_sync.cc with pure builders beside it, then writes the status (status.h) from
 // what they found. A later step sees what the earlier ones found in the outcome (a step
 // that needs the auth Secrets checks outcome.auth.ready).

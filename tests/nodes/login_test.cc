@@ -248,6 +248,18 @@ TEST_CASE("users ssh into a SlurmCluster's login pods and run jobs as themselves
     CHECK(again.exit_code == 0);
     CHECK(absl::StrContains(again.output, "alice"));
 
+    // A key that is no user name: LoginAvailable says which, and what runs stays as it was
+    // (noticed at the step's next recheck, the Secret not being watched).
+    MustKubectl(env, {"-n", ns, "patch", "secret", "research-ssh-keys", "--type=merge", "-p",
+                      R"({"stringData":{"root":"ssh-ed25519 AAAA"}})"});
+    REQUIRE(PollUntil(
+        [&] { return Condition(env, ns, "LoginAvailable", "reason") == "LoginUsersInvalid"; },
+        absl::Seconds(90), absl::Seconds(2)));
+    CHECK(absl::StrContains(Condition(env, ns, "LoginAvailable", "message"),
+                            "Secret \"research-ssh-keys\" named in spec.login.sshKeysSecret: key "
+                            "\"root\" is root or a system account"));
+    CHECK(ssh.Run("alice", "alice", ip, "true").exit_code == 0);
+
     MustKubectl(env, {"delete", "namespace", ns, "--wait=true", "--timeout=120s"},
                 absl::Seconds(130));
   }
