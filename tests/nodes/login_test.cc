@@ -260,6 +260,18 @@ TEST_CASE("users ssh into a SlurmCluster's login pods and run jobs as themselves
                             "\"root\" is root or a system account"));
     CHECK(ssh.Run("alice", "alice", ip, "true").exit_code == 0);
 
+    // No login pods asked for any more: the Deployment and Service go, the host key stays.
+    MustKubectl(env, {"-n", ns, "patch", "slurmcluster", "research", "--type=merge", "-p",
+                      R"({"spec":{"login":{"replicas":0}}})"});
+    REQUIRE(PollUntil(
+        [&] {
+          return !TryKubectl(env, {"-n", ns, "get", "deployment", "research-login"}).has_value() &&
+                 !TryKubectl(env, {"-n", ns, "get", "service", "research-login"}).has_value();
+        },
+        absl::Seconds(30), absl::Seconds(1)));
+    CHECK(TryKubectl(env, {"-n", ns, "get", "secret", "research-login-host-keys"}).has_value());
+    CHECK(Condition(env, ns, "LoginAvailable", "status").empty());
+
     MustKubectl(env, {"delete", "namespace", ns, "--wait=true", "--timeout=120s"},
                 absl::Seconds(130));
   }
