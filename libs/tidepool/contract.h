@@ -49,6 +49,9 @@ inline constexpr char kConfigHashAnnotation[] = "tidepool.dev/config-hash";
 // ConfigMap annotation with when the cluster-controller wrote its current files (RFC
 // 3339): kept on the object so a new leader knows how long the files have propagated.
 inline constexpr char kConfigWrittenAtAnnotation[] = "tidepool.dev/config-written-at";
+// Pod annotation (slurmctld and login pods) with the hash of the cluster's users ConfigMap:
+// changed when the users change, which makes kubelet refresh the pods' copy at once.
+inline constexpr char kUsersHashAnnotation[] = "tidepool.dev/users-hash";
 // On objects the cluster-controller applies: the hash of the body it last applied, so an
 // unchanged object is not written again on every sync.
 inline constexpr char kAppliedHashAnnotation[] = "tidepool.dev/applied-hash";
@@ -77,6 +80,7 @@ inline constexpr char kConfigRenderedCondition[] = "ConfigRendered";
 inline constexpr char kControllerAvailableCondition[] = "ControllerAvailable";
 inline constexpr char kRestApiAvailableCondition[] = "RestApiAvailable";
 inline constexpr char kAccountingAvailableCondition[] = "AccountingAvailable";
+inline constexpr char kLoginAvailableCondition[] = "LoginAvailable";
 // NodeSet status conditions.
 inline constexpr char kAvailableCondition[] = "Available";
 inline constexpr char kProgressingCondition[] = "Progressing";
@@ -110,6 +114,11 @@ inline constexpr char kAuthSecretInvalidReason[] = "AuthSecretInvalid";
 inline constexpr char kControllerAppliedReason[] = "ControllerApplied";
 inline constexpr char kRestApiAppliedReason[] = "RestApiApplied";
 inline constexpr char kAccountingAppliedReason[] = "AccountingApplied";
+inline constexpr char kLoginAppliedReason[] = "LoginApplied";
+// LoginAvailable False: the Secret of the login users' keys is missing or unusable, or
+// the generated host key Secret is not the cluster's.
+inline constexpr char kLoginUsersInvalidReason[] = "LoginUsersInvalid";
+inline constexpr char kHostKeysInvalidReason[] = "HostKeysInvalid";
 // nodeset-controller.
 inline constexpr char kInvalidSpecReason[] = "InvalidSpec";
 inline constexpr char kSuccessfulCreateReason[] = "SuccessfulCreate";

@@ -57,6 +57,16 @@ std::string AccountingCredentialsSecretName(absl::string_view cluster) {
   return absl::StrCat(cluster, "-accounting-db-credentials");
 }
 
+std::string LoginName(absl::string_view cluster) { return absl::StrCat(cluster, "-login"); }
+
+std::string LoginHostKeysSecretName(absl::string_view cluster) {
+  return absl::StrCat(cluster, "-login-host-keys");
+}
+
+std::string UsersConfigMapName(absl::string_view cluster) {
+  return absl::StrCat(cluster, "-users");
+}
+
 std::string NamePrefix(const tidepool::v1::NodeSet& node_set) {
   return node_set.spec().name_prefix().empty() ? node_set.metadata().name()
                                                : node_set.spec().name_prefix();

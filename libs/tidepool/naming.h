@@ -52,6 +52,17 @@ std::string AccountingCredentialsSecretName(absl::string_view cluster);
 inline constexpr int kSlurmdbdPort = 6819;
 inline constexpr int kAccountingDatabasePort = 3306;
 
+// Login pods: Deployment and Service "<cluster>-login" (sshd on kSshPort), their host
+// keys in the Secret "<cluster>-login-host-keys", and the ConfigMap "<cluster>-users"
+// (files kUsersPasswdFile and kUsersGroupFile) with the accounts of the login users, which
+// every Slurm pod of the cluster mounts.
+std::string LoginName(absl::string_view cluster);
+std::string LoginHostKeysSecretName(absl::string_view cluster);
+std::string UsersConfigMapName(absl::string_view cluster);
+inline constexpr int kSshPort = 22;
+inline constexpr char kUsersPasswdFile[] = "passwd";
+inline constexpr char kUsersGroupFile[] = "group";
+
 // spec.namePrefix, or metadata.name when unset.
 std::string NamePrefix(const tidepool::v1::NodeSet& node_set);
 

@@ -21,8 +21,10 @@ int StatusInt(absl::string_view json, const char* kind, const char* member) {
 
 }  // namespace
 
-ComponentPlan Blocked(std::string reason, std::string message) {
-  return {.blocked_reason = std::move(reason), .blocked_message = std::move(message)};
+ComponentPlan Blocked(std::string reason, std::string message, absl::Duration recheck_after) {
+  return {.blocked_reason = std::move(reason),
+          .blocked_message = std::move(message),
+          .recheck_after = recheck_after};
 }
 
 int ReadyReplicasOfStatefulSet(absl::string_view stateful_set_json) {
@@ -40,7 +42,10 @@ ComponentStep::ComponentStep(k8s::Client& client, k8s::EventRecorder& events,
 absl::StatusOr<k8s::ReconcileResult> ComponentStep::Sync(const ClusterContext& cluster,
                                                          ClusterOutcome& outcome) {
   const absl::StatusOr<v1::SlurmCluster>& spec = cluster.spec;
-  if (spec.ok() && !Wanted(*spec)) return k8s::ReconcileResult{};
+  if (spec.ok() && !Wanted(*spec)) {
+    if (absl::Status removed = RemoveUnwanted(*spec); !removed.ok()) return removed;
+    return k8s::ReconcileResult{};
+  }
   ComponentOutcome& result = OutcomeOf(outcome);
   result.managed = true;
   result.pod_selector = absl::StrCat(api::kComponentLabel, "=", component(), ",",
@@ -61,7 +66,7 @@ absl::StatusOr<k8s::ReconcileResult> ComponentStep::Sync(const ClusterContext& c
   if (!plan->blocked_reason.empty()) {
     result.blocked_reason = std::move(plan->blocked_reason);
     result.error = std::move(plan->blocked_message);
-    return k8s::ReconcileResult{};
+    return k8s::ReconcileResult{.requeue_after = plan->recheck_after};
   }
   const std::string& ns = spec->metadata().namespace_();
   absl::StatusOr<bool> wrote = applier_.ApplyAll(ns, plan->objects);
@@ -88,7 +93,7 @@ absl::StatusOr<k8s::ReconcileResult> ComponentStep::Sync(const ClusterContext& c
       result.ready_replicas = plan->ready_replicas_of(workload->json);
     }
   }
-  return k8s::ReconcileResult{};
+  return k8s::ReconcileResult{.requeue_after = plan->recheck_after};
 }
 
 }  // namespace tidepool::cluster

@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "hashed_applier.h"
 #include "k8s/event_recorder.h"
 #include "sync.h"
@@ -32,9 +33,13 @@ struct ComponentPlan {
   int (*ready_replicas_of)(absl::string_view workload_json) = nullptr;
   // For the event: "slurmctld StatefulSet research-controller".
   std::string description;
+  // Non-zero: sync again after this long, blocked or not (a component that reads objects
+  // no informer watches, such as a user's Secret, notices their changes so).
+  absl::Duration recheck_after = absl::ZeroDuration();
 };
 
-ComponentPlan Blocked(std::string reason, std::string message);
+ComponentPlan Blocked(std::string reason, std::string message,
+                      absl::Duration recheck_after = absl::ZeroDuration());
 
 class ComponentStep : public ClusterStep {
  public:
@@ -53,6 +58,9 @@ class ComponentStep : public ClusterStep {
   virtual const char* applied_reason() const = 0;
   // False: the spec does not ask for this component (nothing applied, no condition).
   virtual bool Wanted(const v1::SlurmCluster& /*spec*/) const { return true; }
+  // Called instead of the rest when not Wanted: takes away what an earlier spec asked for
+  // (an error is retried with backoff). By default nothing.
+  virtual absl::Status RemoveUnwanted(const v1::SlurmCluster& /*spec*/) { return absl::OkStatus(); }
   // A spec error (InvalidArgument) the user must fix: InvalidSpec until the spec changes.
   virtual absl::Status Validate(const v1::SlurmCluster& spec) const = 0;
   // What to apply; an error is retried with backoff. Called only for a valid spec whose

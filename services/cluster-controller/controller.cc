@@ -15,6 +15,7 @@
 #include "controller_sync.h"
 #include "k8s/object_json.h"
 #include "k8s/resource.h"
+#include "login_sync.h"
 #include "restapi_sync.h"
 #include "tidepool/naming.h"
 #include "tidepool/node_view.h"
@@ -85,6 +86,7 @@ std::vector<std::unique_ptr<ClusterStep>> Steps(
         std::make_unique<AccountingDatabaseStep>(client, informers, events, options.field_manager));
     steps.push_back(
         std::make_unique<AccountingStep>(client, informers, events, options.field_manager));
+    steps.push_back(std::make_unique<LoginStep>(client, informers, events, options.field_manager));
   }
   steps.push_back(
       std::make_unique<ConfigStep>(client, renderer, syncer, informers, events, clock,
@@ -117,8 +119,11 @@ ClusterController::ClusterController(k8s::Client& client,
       pods_(client, k8s::Pods(), options_.watch_namespace,
             Labelled(api::kSlurmdComponent, api::PodViewForCache)),
       nodes_(client, k8s::Nodes(), "", {.parse_view = api::NodeViewForCache}),
-      config_maps_(client, k8s::ConfigMaps(), options_.watch_namespace,
-                   Labelled(api::kSlurmConfigComponent)),
+      // The rendered configuration's and the login users' (labelled with the login component).
+      config_maps_(
+          client, k8s::ConfigMaps(), options_.watch_namespace,
+          {.label_selector = absl::StrCat(api::kComponentLabel, " in (", api::kSlurmConfigComponent,
+                                          ",", api::kLoginComponent, ")")}),
       stateful_sets_(client, k8s::StatefulSets(), options_.watch_namespace,
                      {.label_selector = api::kClusterLabel}),
       deployments_(client, k8s::Deployments(), options_.watch_namespace,

@@ -30,7 +30,8 @@ void WriteMounts(JsonWriter& w) {
   for (const auto& [name, path, read_only] : {std::tuple{"config", kSlurmConfigMountPath, true},
                                               std::tuple{"munge-key", kMungeKeyMountPath, true},
                                               std::tuple{"jwt-key", kJwtKeyMountPath, true},
-                                              std::tuple{"state", kStateSaveMountPath, false}}) {
+                                              std::tuple{"state", kStateSaveMountPath, false},
+                                              std::tuple{"users", kUsersMountPath, true}}) {
     w.StartObject();
     k8s::WriteStringMember(w, "name", name);
     k8s::WriteStringMember(w, "mountPath", path);
@@ -55,6 +56,8 @@ void WriteVolumes(JsonWriter& w, const ControllerInputs& inputs) {
   k8s::WriteStringMember(w, "claimName", api::ControllerStateClaimName(cluster));
   w.EndObject();
   w.EndObject();
+  // slurmctld refuses a job whose uid it cannot resolve: a login user's included.
+  WriteUsersVolume(w, *inputs.cluster);
   w.EndArray();
 }
 
@@ -82,7 +85,8 @@ void WriteSlurmctldContainer(JsonWriter& w, const v1::SlurmCluster& cluster) {
   WriteEnv(w, {{"TIDEPOOL_SLURM_CONFIG_DIR", kSlurmConfigMountPath},
                {"TIDEPOOL_MUNGE_KEY", absl::StrCat(kMungeKeyMountPath, "/", api::kMungeKeyFile)},
                {"TIDEPOOL_JWT_KEY", absl::StrCat(kJwtKeyMountPath, "/", api::kJwtKeyFile)},
-               {"TIDEPOOL_STATE_DIR", kStateSaveMountPath}});
+               {"TIDEPOOL_STATE_DIR", kStateSaveMountPath},
+               {kUsersDirEnv, kUsersMountPath}});
   // A backup listens while standing by, so ready means reachable for both.
   WriteServedPort(w, "slurmctld", kSlurmctldPort);
   WriteResources(w, cluster);

@@ -105,6 +105,18 @@ void WriteConfigVolume(k8s::JsonWriter& w, const v1::SlurmCluster& cluster) {
   w.EndObject();
 }
 
+void WriteUsersVolume(k8s::JsonWriter& w, const v1::SlurmCluster& cluster) {
+  w.StartObject();
+  k8s::WriteStringMember(w, "name", "users");
+  w.Key("configMap");
+  w.StartObject();
+  k8s::WriteStringMember(w, "name", api::UsersConfigMapName(cluster.metadata().name()));
+  w.Key("optional");
+  w.Bool(true);
+  w.EndObject();
+  w.EndObject();
+}
+
 void WriteSecretVolume(k8s::JsonWriter& w, absl::string_view name, absl::string_view secret,
                        int mode) {
   w.StartObject();

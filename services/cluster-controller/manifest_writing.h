@@ -19,6 +19,10 @@ namespace tidepool::cluster {
 inline constexpr char kSlurmConfigMountPath[] = "/etc/tidepool/slurm-config";
 inline constexpr char kMungeKeyMountPath[] = "/etc/tidepool/munge";
 inline constexpr char kJwtKeyMountPath[] = "/etc/tidepool/jwt";
+// The login users' accounts (api::UsersConfigMapName): the entrypoint adds them to
+// /etc/passwd and /etc/group, so slurmctld, slurmd and the login pods resolve their uids.
+inline constexpr char kUsersMountPath[] = "/etc/tidepool/users";
+inline constexpr char kUsersDirEnv[] = "TIDEPOOL_USERS_DIR";
 
 // A JSON object written by `body` into an otherwise empty document.
 std::string JsonObject(const std::function<void(k8s::JsonWriter&)>& body);
@@ -45,6 +49,8 @@ void WriteConfigVolume(k8s::JsonWriter& w, const v1::SlurmCluster& cluster);  //
 // Files mode 0400 unless `mode` says otherwise (0440 for a non-root pod's fsGroup).
 void WriteSecretVolume(k8s::JsonWriter& w, absl::string_view name, absl::string_view secret,
                        int mode = 0400);
+// "users": the users ConfigMap, optional (there is none without login users).
+void WriteUsersVolume(k8s::JsonWriter& w, const v1::SlurmCluster& cluster);
 // A volumeMounts entry.
 void WriteMount(k8s::JsonWriter& w, absl::string_view volume, absl::string_view path,
                 bool read_only);

@@ -109,6 +109,10 @@ std::vector<k8s::Condition> Conditions(const ClusterOutcome& outcome) {
     conditions.push_back(ComponentAvailable(api::kAccountingAvailableCondition, "slurmdbd",
                                             outcome.accounting, outcome.generation));
   }
+  if (outcome.login.managed) {
+    conditions.push_back(ComponentAvailable(api::kLoginAvailableCondition, "sshd", outcome.login,
+                                            outcome.generation));
+  }
   conditions.push_back(ConfigRendered(outcome.config, outcome.generation));
   conditions.push_back(Ready(outcome, conditions));
   return conditions;

@@ -1,7 +1,8 @@
 #pragma once
 
 // SlurmCluster status from what one sync's steps found (status.cc): observedGeneration,
-// configHash, node and partition counts, and the conditions ConfigRendered and Ready.
+// configHash, node and partition counts, and the conditions ConfigRendered, the managed
+// components' (ControllerAvailable, RestApiAvailable, LoginAvailable) and Ready.
 // Pure: outcome and current status in, merge patch out.
 
 #include <cstdint>
@@ -51,6 +52,7 @@ struct ClusterOutcome {
   ComponentOutcome rest_api;             // slurmrestd
   ComponentOutcome accounting_database;  // the managed MariaDB
   ComponentOutcome accounting;           // slurmdbd
+  ComponentOutcome login;                // login pods (sshd)
   ConfigOutcome config;
   // A step's error is worth a status write (it says why) before the retry.
   bool report_error = false;

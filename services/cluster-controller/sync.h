@@ -1,8 +1,8 @@
 #pragma once
 
 // One SlurmCluster key: the cluster reconciler runs named steps in order (auth, then
-// controller for a control plane of pods, then config; REST API, accounting and login
-// come next), each in its own
+// controller, REST API and login for a control plane of pods, then config; accounting
+// comes next), each in its own
 // <step>_sync.cc with pure builders beside it, then writes the status (status.h) from
 // what they found. A later step sees what the earlier ones found in the outcome (a step
 // that needs the auth Secrets checks outcome.auth.ready).
@@ -31,7 +31,7 @@ struct ClusterInformers {
   k8s::Informer* node_sets = nullptr;
   k8s::Informer* pods = nullptr;  // slurmd pods
   k8s::Informer* nodes = nullptr;
-  k8s::Informer* config_maps = nullptr;  // slurm-config ConfigMaps
+  k8s::Informer* config_maps = nullptr;  // slurm-config and login users ConfigMaps
   // The control plane's objects (labelled tidepool.dev/cluster).
   k8s::Informer* stateful_sets = nullptr;
   k8s::Informer* deployments = nullptr;

@@ -54,6 +54,17 @@ rapidjson::Value MungeKeyVolume(const ClusterWiring& wiring, Allocator& a) {
   return volume;
 }
 
+// The login users' accounts: optional, there are none without login users (or with SSSD).
+rapidjson::Value UsersVolume(const ClusterWiring& wiring, Allocator& a) {
+  rapidjson::Value config_map(rapidjson::kObjectType);
+  k8s::SetStringMember(config_map, "name", api::UsersConfigMapName(wiring.cluster), a);
+  config_map.AddMember("optional", true, a);
+  rapidjson::Value volume(rapidjson::kObjectType);
+  k8s::SetStringMember(volume, "name", kUsersVolume, a);
+  volume.AddMember("configMap", config_map, a);
+  return volume;
+}
+
 rapidjson::Value ReadOnlyMount(absl::string_view volume, absl::string_view path, Allocator& a) {
   rapidjson::Value mount(rapidjson::kObjectType);
   mount.AddMember("name", String(volume, a), a);
@@ -89,35 +100,38 @@ void AppendUnlessListed(rapidjson::Value& strings, absl::string_view value, Allo
 absl::Status AddClusterVolumes(const ClusterWiring& wiring, rapidjson::Value& pod_spec,
                                Allocator& allocator) {
   const rapidjson::Value* volumes = k8s::FindMember(pod_spec, "volumes");
-  for (const char* name : {kSlurmConfigVolume, kMungeKeyVolume}) {
+  for (const char* name : {kSlurmConfigVolume, kMungeKeyVolume, kUsersVolume}) {
     if (HasEntry(volumes, "name", name)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("spec.template.spec.volumes: the volume name \"", name,
-                       "\" is reserved for the cluster's Slurm configuration and munge key"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "spec.template.spec.volumes: the volume name \"", name,
+          "\" is reserved for the cluster's Slurm configuration, munge key and users"));
     }
   }
   rapidjson::Value& list = ArrayMember(pod_spec, "volumes", allocator);
   list.PushBack(ConfigVolume(wiring, allocator), allocator);
   list.PushBack(MungeKeyVolume(wiring, allocator), allocator);
+  list.PushBack(UsersVolume(wiring, allocator), allocator);
   return absl::OkStatus();
 }
 
 absl::Status MountClusterFiles(rapidjson::Value& slurmd, Allocator& allocator) {
   const rapidjson::Value* mounts = k8s::FindMember(slurmd, "volumeMounts");
-  for (const char* path : {kSlurmConfigMountPath, kMungeKeyMountPath}) {
+  for (const char* path : {kSlurmConfigMountPath, kMungeKeyMountPath, kUsersMountPath}) {
     if (HasEntry(mounts, "mountPath", path)) {
       return absl::InvalidArgumentError(
           absl::StrCat("spec.template.spec.containers[slurmd].volumeMounts: the path ", path,
-                       " is reserved for the cluster's Slurm configuration and munge key"));
+                       " is reserved for the cluster's Slurm configuration, munge key and users"));
     }
   }
   rapidjson::Value& list = ArrayMember(slurmd, "volumeMounts", allocator);
   list.PushBack(ReadOnlyMount(kSlurmConfigVolume, kSlurmConfigMountPath, allocator), allocator);
   list.PushBack(ReadOnlyMount(kMungeKeyVolume, kMungeKeyMountPath, allocator), allocator);
+  list.PushBack(ReadOnlyMount(kUsersVolume, kUsersMountPath, allocator), allocator);
   rapidjson::Value& env = ArrayMember(slurmd, "env", allocator);
   AddEnvUnlessSet(env, kSlurmConfigDirEnv, kSlurmConfigMountPath, allocator);
   AddEnvUnlessSet(env, kMungeKeyEnv, absl::StrCat(kMungeKeyMountPath, "/", api::kMungeKeyFile),
                   allocator);
+  AddEnvUnlessSet(env, kUsersDirEnv, kUsersMountPath, allocator);
   return absl::OkStatus();
 }
 

@@ -47,6 +47,12 @@ TEST_CASE("the slurmctld StatefulSet runs the image with config, keys and state 
         "research-controller-state");
   CHECK(StringAt(pod, {"containers", "0", "volumeMounts", "3", "mountPath"}) ==
         "/var/spool/slurmctld");
+  // The login users' accounts: slurmctld refuses jobs of uids it cannot resolve.
+  CHECK(StringAt(pod, {"volumes", "4", "configMap", "name"}) == "research-users");
+  CHECK(At(pod, {"volumes", "4", "configMap", "optional"})->GetBool());
+  CHECK(StringAt(pod, {"containers", "0", "volumeMounts", "4", "mountPath"}) ==
+        "/etc/tidepool/users");
+  CHECK(StringAt(pod, {"containers", "0", "env", "4", "name"}) == "TIDEPOOL_USERS_DIR");
   CHECK(StringAt(pod, {"dnsConfig", "searches", "0"}) == "research-compute.hpc.svc.cluster.local");
   // No resources asked for, none written.
   CHECK(At(pod, {"containers", "0", "resources"}) == nullptr);

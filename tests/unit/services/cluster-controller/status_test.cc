@@ -191,6 +191,32 @@ TEST_CASE("AccountingAvailable follows slurmdbd and says what it waits for") {
   CHECK_FALSE(absl::StrContains(StatusPatch(outcome, {}, now), "AccountingAvailable"));
 }
 
+TEST_CASE("LoginAvailable follows the login pods when managed, and Ready waits for it") {
+  const absl::Time now = absl::FromUnixSeconds(1'800'000'000);
+  ClusterOutcome outcome{
+      .generation = 2,
+      .auth = {.ready = true},
+      .controller = {.managed = true, .applied = true, .replicas = 1, .ready_replicas = 1},
+      .rest_api = {.managed = true, .applied = true, .replicas = 1, .ready_replicas = 1},
+      .config = {.rendered = true, .rendered_hash = "h", .applied_hash = "h"}};
+  CHECK_FALSE(absl::StrContains(StatusPatch(outcome, {}, now), "LoginAvailable"));
+
+  outcome.login = {.managed = true,
+                   .blocked_reason = "LoginUsersInvalid",
+                   .error = "Secret \"keys\" named in spec.login.sshKeysSecret does not exist"};
+  std::string patch = StatusPatch(outcome, {}, now);
+  CHECK(absl::StrContains(
+      patch, R"("type":"LoginAvailable","status":"False","reason":"LoginUsersInvalid")"));
+  CHECK(
+      absl::StrContains(patch, R"("type":"Ready","status":"False","reason":"LoginUsersInvalid")"));
+  outcome.login = {.managed = true, .applied = true, .replicas = 2, .ready_replicas = 1};
+  patch = StatusPatch(outcome, {}, now);
+  CHECK(absl::StrContains(
+      patch,
+      R"("type":"LoginAvailable","status":"True","reason":"SshdReady","message":"1 of 2 sshd ready")"));
+  CHECK(absl::StrContains(patch, R"("type":"Ready","status":"True")"));
+}
+
 TEST_CASE("an external control plane has no ControllerAvailable condition") {
   const ClusterOutcome outcome{
       .generation = 1,

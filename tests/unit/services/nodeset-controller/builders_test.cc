@@ -189,10 +189,10 @@ std::string EnvValue(const rapidjson::Document& pod, absl::string_view name) {
   return env == nullptr ? "" : k8s::StringMember(*env, "value");
 }
 
-TEST_CASE("the pod mounts the cluster's Slurm configuration and munge key") {
+TEST_CASE("the pod mounts the cluster's Slurm configuration, munge key and users") {
   const rapidjson::Document pod = Build(Inputs());
   const rapidjson::Value& volumes = pod["spec"]["volumes"];
-  REQUIRE(volumes.Size() == 2);
+  REQUIRE(volumes.Size() == 3);
   const rapidjson::Value* config = Named(volumes, "slurm-config");
   REQUIRE(config != nullptr);
   CHECK(k8s::StringMember((*config)["configMap"], "name") == "research-slurm-config");
@@ -200,9 +200,14 @@ TEST_CASE("the pod mounts the cluster's Slurm configuration and munge key") {
   REQUIRE(munge != nullptr);
   CHECK(k8s::StringMember((*munge)["secret"], "secretName") == "research-munge-key");
   CHECK(k8s::IntMember((*munge)["secret"], "defaultMode") == 0400);
+  // The login users' accounts, which exist only for a cluster with login users.
+  const rapidjson::Value* users = Named(volumes, "slurm-users");
+  REQUIRE(users != nullptr);
+  CHECK(k8s::StringMember((*users)["configMap"], "name") == "research-users");
+  CHECK(k8s::BoolMember((*users)["configMap"], "optional"));
 
   const rapidjson::Value& mounts = Slurmd(pod)["volumeMounts"];
-  REQUIRE(mounts.Size() == 2);
+  REQUIRE(mounts.Size() == 3);
   const rapidjson::Value* config_mount = Named(mounts, "slurm-config");
   REQUIRE(config_mount != nullptr);
   CHECK(k8s::StringMember(*config_mount, "mountPath") == "/etc/tidepool/slurm-config");
@@ -211,10 +216,14 @@ TEST_CASE("the pod mounts the cluster's Slurm configuration and munge key") {
   REQUIRE(munge_mount != nullptr);
   CHECK(k8s::StringMember(*munge_mount, "mountPath") == "/etc/tidepool/munge");
   CHECK(k8s::BoolMember(*munge_mount, "readOnly"));
+  const rapidjson::Value* users_mount = Named(mounts, "slurm-users");
+  REQUIRE(users_mount != nullptr);
+  CHECK(k8s::StringMember(*users_mount, "mountPath") == "/etc/tidepool/users");
 
   // What images/slurm/entrypoint reads.
   CHECK(EnvValue(pod, "TIDEPOOL_SLURM_CONFIG_DIR") == "/etc/tidepool/slurm-config");
   CHECK(EnvValue(pod, "TIDEPOOL_MUNGE_KEY") == "/etc/tidepool/munge/munge.key");
+  CHECK(EnvValue(pod, "TIDEPOOL_USERS_DIR") == "/etc/tidepool/users");
 }
 
 TEST_CASE("the template's volumes, mounts and env are kept, its own env values win") {
@@ -226,13 +235,13 @@ TEST_CASE("the template's volumes, mounts and env are kept, its own env values w
               {"name": "TIDEPOOL_MUNGE_KEY", "value": "/elsewhere/munge.key"}]}]})");
   const rapidjson::Document pod = Build(Inputs(node_set));
   const rapidjson::Value& volumes = pod["spec"]["volumes"];
-  REQUIRE(volumes.Size() == 3);
+  REQUIRE(volumes.Size() == 4);
   CHECK(k8s::StringMember(volumes[0], "name") == "scratch");
   const rapidjson::Value& mounts = Slurmd(pod)["volumeMounts"];
-  REQUIRE(mounts.Size() == 3);
+  REQUIRE(mounts.Size() == 4);
   CHECK(k8s::StringMember(mounts[0], "mountPath") == "/scratch");
   const rapidjson::Value& env = Slurmd(pod)["env"];
-  CHECK(env.Size() == 3);
+  CHECK(env.Size() == 4);
   CHECK(k8s::StringMember(env[0], "name") == "TZ");
   CHECK(CountNamed(env, "TIDEPOOL_MUNGE_KEY") == 1);
   CHECK(EnvValue(pod, "TIDEPOOL_MUNGE_KEY") == "/elsewhere/munge.key");
@@ -302,6 +311,19 @@ TEST_CASE("a template using the wiring's volume names or mount paths is refused"
     REQUIRE_FALSE(pod.ok());
     CHECK(absl::StrContains(pod.status().message(), "spec.template.spec.volumes"));
     CHECK(absl::StrContains(pod.status().message(), "munge-key"));
+  }
+  SECTION("a volume named slurm-users") {
+    absl::StatusOr<std::string> pod = BuildPod(Inputs(
+        NodeSetWithTemplateSpec(R"({"volumes": [{"name": "slurm-users", "emptyDir": {}}]})")));
+    REQUIRE_FALSE(pod.ok());
+    CHECK(absl::StrContains(pod.status().message(), "slurm-users"));
+  }
+  SECTION("a mount at the users' path") {
+    absl::StatusOr<std::string> pod = BuildPod(Inputs(NodeSetWithTemplateSpec(
+        R"({"volumes": [{"name": "u", "emptyDir": {}}], "containers": [{"name": "slurmd",
+            "volumeMounts": [{"name": "u", "mountPath": "/etc/tidepool/users"}]}]})")));
+    REQUIRE_FALSE(pod.ok());
+    CHECK(absl::StrContains(pod.status().message(), "/etc/tidepool/users"));
   }
   SECTION("a mount at the munge key's path") {
     absl::StatusOr<std::string> pod = BuildPod(Inputs(NodeSetWithTemplateSpec(
