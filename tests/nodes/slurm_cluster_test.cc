@@ -3,7 +3,8 @@
 // beside the test (config-renderer, slurm-syncer reaching the cluster's slurmrestd through
 // its Service with a token from the cluster's JWT Secret, nodeset-controller,
 // cluster-controller); every Slurm daemon runs as a pod from the project's images. A batch
-// job runs on both compute pods. Both Slurm versions.
+// job runs on both compute pods and is recorded by slurmdbd (managed MariaDB). Both Slurm
+// versions.
 #include <catch2/catch_test_macros.hpp>
 #include <cstdlib>
 #include <optional>
@@ -15,65 +16,12 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 #include "nodes/kubectl_helpers.h"
-#include "support/child_process.h"
+#include "nodes/slurm_services.h"
 #include "support/eventually.h"
-#include "support/ports.h"
 #include "support/testenv.h"
 
 namespace tidepool::testing {
 namespace {
-
-std::string Binary(const char* variable) {
-  const char* path = std::getenv(variable);
-  REQUIRE(path != nullptr);
-  return path;
-}
-
-// The four services for one namespace, stopped when this goes.
-class Services {
- public:
-  Services(const KubernetesEnv& env, const std::string& ns) {
-    const uint16_t renderer = FreeLoopbackPort().value();
-    const uint16_t syncer = FreeLoopbackPort().value();
-    const std::string kube = "--kubeconfig=" + env.kubeconfig;
-    Start("renderer", "TIDEPOOL_CONFIG_RENDERER", renderer, {});
-    Start("syncer", "TIDEPOOL_SLURM_SYNCER", syncer,
-          {kube, "--leader_elect=false", "--slurm_cluster=" + ns + "/research",
-           // The test runs on the host: it reaches the Service's ClusterIP, not its DNS name.
-           "--slurm_rest_address_from=service", "--slurm_jwt_key_refresh_interval=5s",
-           "--pod_namespace=" + ns, "--node_poll_interval=1s"});
-    const std::string to_syncer = absl::StrCat("--syncer_address=127.0.0.1:", syncer);
-    Start("nodeset-controller", "TIDEPOOL_NODESET_CONTROLLER", FreeLoopbackPort().value(),
-          {kube, "--leader_elect=false", "--watch_namespace=" + ns, to_syncer});
-    Start("cluster-controller", "TIDEPOOL_CLUSTER_CONTROLLER", FreeLoopbackPort().value(),
-          {kube, "--leader_elect=false", "--watch_namespace=" + ns, to_syncer,
-           absl::StrCat("--renderer_address=127.0.0.1:", renderer), "--cgroup_plugin=disabled",
-           "--config_propagation_delay=2s"});
-  }
-
-  std::string Logs() const {
-    std::string all;
-    for (const auto& [name, process] : processes_) {
-      const std::string output = process.Output();
-      absl::StrAppend(&all, "--- ", name, " (last 3000 bytes)\n",
-                      output.substr(output.size() > 3000 ? output.size() - 3000 : 0), "\n");
-    }
-    return all;
-  }
-
- private:
-  void Start(const std::string& name, const char* binary, uint16_t grpc_port,
-             std::vector<std::string> args) {
-    args.insert(args.begin(),
-                {"--listen_address=127.0.0.1", absl::StrCat("--grpc_port=", grpc_port),
-                 absl::StrCat("--http_port=", FreeLoopbackPort().value())});
-    absl::StatusOr<ChildProcess> process = ChildProcess::Spawn(Binary(binary), args);
-    REQUIRE(process.ok());
-    processes_.emplace_back(name, *std::move(process));
-  }
-
-  std::vector<std::pair<std::string, ChildProcess>> processes_;
-};
 
 std::string Manifest(const std::string& ns, const std::string& tag, const std::string& mariadb) {
   return absl::StrReplaceAll(R"(apiVersion: tidepool.dev/v1alpha1
@@ -135,7 +83,7 @@ TEST_CASE("a SlurmCluster and a NodeSet applied become a Slurm cluster of pods t
     INFO("Slurm " << tag);
     const std::string ns = absl::StrCat("sc-", absl::StrReplaceAll(tag, {{".", "-"}}));
     EnsureNamespace(env, ns);
-    Services services(env, ns);
+    SlurmServices services(env, ns);
     const absl::Time applied = absl::Now();
     Apply(env, Manifest(ns, tag, mariadb));
 
