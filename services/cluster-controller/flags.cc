@@ -82,6 +82,8 @@ absl::StatusOr<ControllerSettings> BuildControllerSettings(const RawControllerFl
   }
   settings.loop.environment.set_gpu_device_prefix(raw.gpu_device_prefix);
   settings.loop.environment.set_cgroup_plugin(raw.cgroup_plugin);
+  // slurmd pods fetch the configuration from the slurmctld pods (images/slurm/entrypoint).
+  settings.loop.environment.set_configless(settings.loop.control_plane == ControlPlane::kPods);
   return settings;
 }
 

@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "node_attributes.h"
 #include "request_validation.h"
 #include "slurm/conf/content_hash.h"
@@ -113,6 +114,22 @@ RenderOrder SortMembers(const RenderRequest& request) {
   return result;
 }
 
+// slurmd pods start with --conf-server: slurmctld must serve the configuration, also when
+// the user sets SlurmctldParameters themselves (their options are kept).
+void RequireConfigless(slurm::SlurmConf& conf) {
+  constexpr absl::string_view kConfigless = "enable_configless";
+  auto user = conf.user_settings.find("SlurmctldParameters");
+  if (user == conf.user_settings.end()) {
+    conf.slurmctld_parameters.emplace_back(kConfigless);
+    return;
+  }
+  for (absl::string_view option : absl::StrSplit(user->second, ',')) {
+    if (absl::StripAsciiWhitespace(option) == kConfigless) return;
+  }
+  user->second = user->second.empty() ? std::string(kConfigless)
+                                      : absl::StrCat(user->second, ",", kConfigless);
+}
+
 void FillControlPlane(const RenderRequest& request, slurm::SlurmConf& conf) {
   const auto& cluster = request.cluster();
   const auto& spec = cluster.spec();
@@ -147,6 +164,7 @@ void FillControlPlane(const RenderRequest& request, slurm::SlurmConf& conf) {
   }
   conf.user_settings.insert(spec.slurm_config().begin(), spec.slurm_config().end());
   conf.extra_config = spec.extra_config();
+  if (env.configless()) RequireConfigless(conf);
 }
 
 void FillPartitions(const RenderRequest& request, const std::vector<const MemberNode*>& members,

@@ -203,6 +203,22 @@ TEST_CASE("a SlurmCluster and a NodeSet applied become a Slurm cluster of pods t
             .has_value();
     INFO(services.Logs());
     CHECK(reconfigured);
+    // slurmd is configless: the reconfigure gave it the new file from slurmctld, without
+    // waiting for kubelet to refresh the pod's ConfigMap.
+    std::string cached;
+    const bool slurmd_has_it =
+        PollUntil(
+            [&] {
+              cached = TryKubectl(env, {"-n", ns, "exec", "cpu-01", "--", "sh", "-c",
+                                        "cat /run/slurm/conf/slurm.conf "
+                                        "/var/spool/slurmd/conf-cache/slurm.conf 2>/dev/null"})
+                           .value_or("");
+              return absl::StrContains(cached, "DefMemPerCPU=1234");
+            },
+            absl::Seconds(15), absl::Seconds(1))
+            .has_value();
+    INFO("slurmd's cached slurm.conf:\n" << cached);
+    CHECK(slurmd_has_it);
 
     MustKubectl(env, {"delete", "namespace", ns, "--wait=true", "--timeout=120s"},
                 absl::Seconds(130));

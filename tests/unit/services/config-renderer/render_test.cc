@@ -253,3 +253,29 @@ TEST_CASE("Render takes GPU device files from the environment's prefix") {
 
 }  // namespace
 }  // namespace tidepool::renderer
+
+namespace tidepool::renderer {
+namespace {
+
+TEST_CASE("Configless adds enable_configless, keeping the user's SlurmctldParameters") {
+  tidepool::v1::RenderRequest request = TwoNodeSets();
+  REQUIRE(Render(request).ok());
+  CHECK_FALSE(absl::StrContains(FileOf(*Render(request), "slurm.conf"), "enable_configless"));
+
+  request.mutable_environment()->set_configless(true);
+  CHECK(absl::StrContains(FileOf(*Render(request), "slurm.conf"),
+                          "\nSlurmctldParameters=enable_configless\n"));
+
+  auto& settings = *request.mutable_cluster()->mutable_spec()->mutable_slurm_config();
+  settings["SlurmctldParameters"] = "idle_on_node_suspend";
+  CHECK(absl::StrContains(FileOf(*Render(request), "slurm.conf"),
+                          "\nSlurmctldParameters=idle_on_node_suspend,enable_configless\n"));
+
+  settings["SlurmctldParameters"] = "enable_configless,idle_on_node_suspend";
+  const std::string conf = FileOf(*Render(request), "slurm.conf");
+  CHECK(absl::StrContains(conf, "\nSlurmctldParameters=enable_configless,idle_on_node_suspend\n"));
+  CHECK(conf.find("SlurmctldParameters") == conf.rfind("SlurmctldParameters"));
+}
+
+}  // namespace
+}  // namespace tidepool::renderer
