@@ -18,6 +18,7 @@
 #include "absl/strings/strip.h"
 #include "nodes/kubectl_helpers.h"
 #include "nodes/slurm_services.h"
+#include "nodes/ssh_client.h"
 #include "support/eventually.h"
 #include "support/testenv.h"
 
@@ -54,40 +55,6 @@ spec:
 )",
                              {{"NS", ns}, {"TAG", tag}});
 }
-
-// A temporary directory with a key pair per user ("<dir>/<user>", "<dir>/<user>.pub") and
-// the known_hosts ssh keeps.
-class SshClient {
- public:
-  SshClient() {
-    char dir[] = "/tmp/login-test-XXXXXX";
-    REQUIRE(mkdtemp(dir) != nullptr);
-    dir_ = dir;
-  }
-  ~SshClient() { (void)RunCommand({"/bin/rm", "-rf", dir_}, absl::Seconds(10)); }
-
-  std::string NewKey(const std::string& user) {
-    const std::string key = absl::StrCat(dir_, "/", user);
-    MustRun({"/usr/bin/ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", user, "-f", key});
-    return key;
-  }
-
-  // ssh as `user` with the key of `key_user` to `host`, running `command`.
-  CommandResult Run(const std::string& user, const std::string& key_user, const std::string& host,
-                    const std::string& command, bool strict_host_key = false) const {
-    absl::StatusOr<CommandResult> result = RunCommand(
-        {"/usr/bin/ssh", "-i", absl::StrCat(dir_, "/", key_user), "-o", "IdentitiesOnly=yes", "-o",
-         strict_host_key ? "StrictHostKeyChecking=yes" : "StrictHostKeyChecking=no", "-o",
-         absl::StrCat("UserKnownHostsFile=", dir_, "/known_hosts"), "-o", "BatchMode=yes", "-o",
-         "ConnectTimeout=5", "-o", "LogLevel=ERROR", absl::StrCat(user, "@", host), command},
-        absl::Seconds(60));
-    REQUIRE(result.ok());
-    return *result;
-  }
-
- private:
-  std::string dir_;
-};
 
 // The host keys the login Service presents (ssh-keyscan's lines, without its "# host:22
 // SSH-2.0-…" comments), "" when none.

@@ -2,9 +2,11 @@
 // kubectl become a working Slurm cluster made of pods. The four services run as processes
 // beside the test (config-renderer, slurm-syncer reaching the cluster's slurmrestd through
 // its Service with a token from the cluster's JWT Secret, nodeset-controller,
-// cluster-controller); every Slurm daemon runs as a pod from the project's images. A batch
-// job runs on both compute pods and is recorded by slurmdbd (managed MariaDB). Both Slurm
-// versions.
+// cluster-controller); every Slurm daemon runs as a pod from the project's images. A user
+// sshes to the login pod, sees the nodes idle and submits a job that runs on both compute
+// pods as them and is recorded by slurmdbd (managed MariaDB); a running job survives the
+// slurmctld pod's replacement; a slurmConfig change reaches slurmctld and, configless,
+// slurmd. Both Slurm versions.
 #include <catch2/catch_test_macros.hpp>
 #include <cstdlib>
 #include <optional>
@@ -14,9 +16,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "nodes/kubectl_helpers.h"
 #include "nodes/slurm_services.h"
+#include "nodes/ssh_client.h"
 #include "support/eventually.h"
 #include "support/testenv.h"
 
@@ -35,8 +39,10 @@ spec:
     restApi: localhost/tidepool/slurmrestd:TAG
     accounting: localhost/tidepool/slurmdbd:TAG
     accountingDatabase: localhost/tidepool/mariadb:MARIADB
+    login: localhost/tidepool/login:TAG
   controller: {stateSave: {size: 1Gi}}
   accounting: {enabled: true, managed: {size: 1Gi}}
+  login: {replicas: 1, sshKeysSecret: research-ssh-keys}
   partitions: [{name: batch, nodeSets: [cpu], default: true}]
   # The test nodes have cgroup v1, which these Slurm versions' cgroup plugins no longer use.
   slurmConfig: {ProctrackType: proctrack/linuxproc, TaskPlugin: task/none}
@@ -84,7 +90,11 @@ TEST_CASE("a SlurmCluster and a NodeSet applied become a Slurm cluster of pods t
     const std::string ns = absl::StrCat("sc-", absl::StrReplaceAll(tag, {{".", "-"}}));
     EnsureNamespace(env, ns);
     SlurmServices services(env, ns);
+    SshClient ssh;
+    const std::string alice_key = ssh.NewKey("alice");
     const absl::Time applied = absl::Now();
+    MustKubectl(env, {"-n", ns, "create", "secret", "generic", "research-ssh-keys",
+                      absl::StrCat("--from-file=alice=", alice_key, ".pub")});
     Apply(env, Manifest(ns, tag, mariadb));
 
     std::string sinfo;
@@ -121,13 +131,23 @@ TEST_CASE("a SlurmCluster and a NodeSet applied become a Slurm cluster of pods t
                         << "\npods:\n"
                         << TryKubectl(env, {"-n", ns, "get", "pods", "-o", "wide"}).value_or(""));
     REQUIRE(ready);
-    WARN("apply -> Ready (slurmdbd and its database too): "
+    WARN("apply -> Ready (slurmdbd, its database and login too): "
          << absl::FormatDuration(absl::Now() - applied));
 
-    const std::string job(absl::StripAsciiWhitespace(
-        InController(env, ns,
-                     {"sbatch", "--parsable", "-N2", "-o", "/dev/null", "--wrap", "srun hostname"})
-            .value_or("")));
+    // A user of the cluster logs in through the login Service and submits as themselves.
+    const std::string login_ip(absl::StripAsciiWhitespace(MustKubectl(
+        env, {"-n", ns, "get", "service", "research-login", "-o", "jsonpath={.spec.clusterIP}"})));
+    const CommandResult submitted =
+        ssh.Run("alice", "alice", login_ip,
+                "sinfo -h -o '%P %t %D %N' && sbatch --parsable -N2 -o /dev/null "
+                "--wrap 'srun hostname'");
+    INFO("ssh alice@login: " << submitted.output);
+    REQUIRE(submitted.exit_code == 0);
+    CHECK(absl::StrContains(submitted.output, "batch* idle 2 cpu-[01-02]"));
+    const std::vector<std::string> lines =
+        absl::StrSplit(submitted.output, '\n', absl::SkipWhitespace());
+    REQUIRE(!lines.empty());
+    const std::string job(absl::StripAsciiWhitespace(lines.back()));
     REQUIRE(!job.empty());
     std::string state;
     REQUIRE(PollUntil(
@@ -140,6 +160,7 @@ TEST_CASE("a SlurmCluster and a NodeSet applied become a Slurm cluster of pods t
     INFO(state);
     CHECK(absl::StrContains(state, "JobState=COMPLETED"));
     CHECK(absl::StrContains(state, "NodeList=cpu-[01-02]"));
+    CHECK(absl::StrContains(state, "UserId=alice(20000)"));
 
     // slurmctld reports the finished job to slurmdbd, which stores it in MariaDB.
     std::string accounted;
@@ -147,9 +168,9 @@ TEST_CASE("a SlurmCluster and a NodeSet applied become a Slurm cluster of pods t
         PollUntil(
             [&] {
               accounted =
-                  InController(env, ns,
-                               {"sacct", "-n", "-X", "-P", "-j", job, "-o", "JobID,State,NodeList"})
-                      .value_or("");
+                  ssh.Run("alice", "alice", login_ip,
+                          absl::StrCat("sacct -n -X -P -j ", job, " -o JobID,User,State,NodeList"))
+                      .output;
               return absl::StrContains(accounted, "COMPLETED");
             },
             absl::Seconds(60), absl::Seconds(2))
@@ -158,7 +179,7 @@ TEST_CASE("a SlurmCluster and a NodeSet applied become a Slurm cluster of pods t
                    << TryKubectl(env, {"-n", ns, "logs", "deploy/research-accounting", "--tail=30"})
                           .value_or(""));
     REQUIRE(in_sacct);
-    CHECK(absl::StrContains(accounted, job + "|COMPLETED|cpu-[01-02]"));
+    CHECK(absl::StrContains(accounted, job + "|alice|COMPLETED|cpu-[01-02]"));
 
     // A job survives slurmctld's pod being replaced mid-run (its state is on the claim).
     const std::string long_job(absl::StripAsciiWhitespace(
