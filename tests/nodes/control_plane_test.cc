@@ -1,5 +1,5 @@
 // cluster-controller makes a SlurmCluster's control plane as pods on real kubelet nodes,
-// for each Slurm version the nodes carry: config-renderer and cluster-controller run as
+// for the newest Slurm version the nodes carry (SlurmTags): config-renderer and cluster-controller run as
 // processes beside the test (as tools/run runs them), the slurmctld pod from the project's
 // image. No slurm-syncer runs, so Ready stays False (reconfigure cannot be asked for);
 // what is checked is what the controller step builds and that slurmctld keeps its state.
@@ -87,16 +87,6 @@ std::string Exec(const KubernetesEnv& env, const std::string& ns,
   return MustKubectl(env, args);
 }
 
-std::vector<std::string> SlurmTags(const KubernetesEnv& env) {
-  std::vector<std::string> tags;
-  for (const std::string& image : ProjectImages(env)) {
-    if (absl::StartsWith(image, "localhost/tidepool/slurmctld:")) {
-      tags.push_back(std::string(absl::StripPrefix(image, "localhost/tidepool/slurmctld:")));
-    }
-  }
-  return tags;
-}
-
 void ApplyCrds(const KubernetesEnv& env) {
   MustKubectl(env, {"apply", "-f", SourceRoot() + "/manifests/crds"});
   MustKubectl(env, {"wait", "--for=condition=Established", "--timeout=60s", "crd",
@@ -163,7 +153,7 @@ void CheckRestApiAnswers(const KubernetesEnv& env, const std::string& ns) {
 TEST_CASE("a SlurmCluster's slurmctld runs as a pod with its keys and keeps jobs over a restart") {
   const KubernetesEnv env = RequireKubernetes();
   ApplyCrds(env);
-  const std::vector<std::string> tags = SlurmTags(env);
+  const std::vector<std::string> tags = SlurmTags(env, SlurmVersions::kNewest);
   REQUIRE(!tags.empty());
   for (const std::string& tag : tags) {
     INFO("Slurm " << tag);

@@ -2,14 +2,17 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch_test_macros.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <set>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "support/eventually.h"
 
 namespace tidepool::testing {
@@ -79,6 +82,24 @@ std::vector<std::string> ProjectImages(const KubernetesEnv& env) {
     }
   }
   return {images.begin(), images.end()};
+}
+
+std::vector<std::string> SlurmTags(const KubernetesEnv& env, SlurmVersions which) {
+  constexpr absl::string_view kSlurmctld = "localhost/tidepool/slurmctld:";
+  std::vector<std::string> tags;
+  for (const std::string& image : ProjectImages(env)) {
+    if (absl::StartsWith(image, kSlurmctld)) {
+      tags.push_back(std::string(absl::StripPrefix(image, kSlurmctld)));
+    }
+  }
+  // Versions are "YY.MM": their text sorts as they do.
+  std::sort(tags.begin(), tags.end());
+  const char* all = std::getenv("TIDEPOOL_NODES_ALL_SLURM");
+  const bool every = all != nullptr && std::string(all) == "1";
+  if (which == SlurmVersions::kNewest && !every && tags.size() > 1) {
+    tags.erase(tags.begin(), tags.end() - 1);
+  }
+  return tags;
 }
 
 }  // namespace tidepool::testing

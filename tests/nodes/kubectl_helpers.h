@@ -32,4 +32,11 @@ void EnsureNamespace(const KubernetesEnv& env, const std::string& ns);
 // "localhost/tidepool/slurmd:26.05" of every node's image list, pause excluded, sorted.
 std::vector<std::string> ProjectImages(const KubernetesEnv& env);
 
+// The Slurm versions the nodes carry images of (the tags of localhost/tidepool/slurmctld),
+// oldest first. kNewest: only the newest, for tests of what does not differ between
+// versions (the whole-cluster test runs every version), which keeps the nodes suite short;
+// TIDEPOOL_NODES_ALL_SLURM=1 makes every test run every version.
+enum class SlurmVersions { kAll, kNewest };
+std::vector<std::string> SlurmTags(const KubernetesEnv& env, SlurmVersions which);
+
 }  // namespace tidepool::testing

@@ -1,4 +1,4 @@
-// Login pods of a SlurmCluster on real kubelet nodes, for each Slurm version the nodes
+// Login pods of a SlurmCluster on real kubelet nodes, for the newest Slurm version the nodes
 // carry: the cluster's users ssh in through the login Service with the keys of the
 // Secret spec.login.sshKeysSecret names and use Slurm as usual; their jobs run as them
 // (uid 20000 on up, resolved by slurmctld and slurmd through the users ConfigMap). No one
@@ -89,12 +89,7 @@ TEST_CASE("users ssh into a SlurmCluster's login pods and run jobs as themselves
   MustKubectl(env, {"apply", "-f", SourceRoot() + "/manifests/crds"});
   MustKubectl(env, {"wait", "--for=condition=Established", "--timeout=60s", "crd",
                     "slurmclusters.tidepool.dev", "nodesets.tidepool.dev"});
-  std::vector<std::string> tags;
-  for (const std::string& image : ProjectImages(env)) {
-    if (absl::StartsWith(image, "localhost/tidepool/login:")) {
-      tags.push_back(std::string(absl::StripPrefix(image, "localhost/tidepool/login:")));
-    }
-  }
+  const std::vector<std::string> tags = SlurmTags(env, SlurmVersions::kNewest);
   REQUIRE(!tags.empty());
   for (const std::string& tag : tags) {
     INFO("Slurm " << tag);

@@ -73,12 +73,9 @@ TEST_CASE("a SlurmCluster and a NodeSet applied become a Slurm cluster of pods t
   MustKubectl(env, {"apply", "-f", SourceRoot() + "/manifests/crds"});
   MustKubectl(env, {"wait", "--for=condition=Established", "--timeout=60s", "crd",
                     "slurmclusters.tidepool.dev", "nodesets.tidepool.dev"});
-  std::vector<std::string> tags;
+  const std::vector<std::string> tags = SlurmTags(env, SlurmVersions::kAll);
   std::string mariadb;
   for (const std::string& image : ProjectImages(env)) {
-    if (absl::StartsWith(image, "localhost/tidepool/slurmd:")) {
-      tags.push_back(std::string(absl::StripPrefix(image, "localhost/tidepool/slurmd:")));
-    }
     if (absl::StartsWith(image, "localhost/tidepool/mariadb:")) {
       mariadb = std::string(absl::StripPrefix(image, "localhost/tidepool/mariadb:"));
     }
