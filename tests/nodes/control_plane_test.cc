@@ -1,7 +1,7 @@
 // cluster-controller makes a SlurmCluster's control plane as pods on real kubelet nodes,
-// for the newest Slurm version the nodes carry (SlurmTags): config-renderer and cluster-controller run as
-// processes beside the test (as tools/run runs them), the slurmctld pod from the project's
-// image. No slurm-syncer runs, so Ready stays False (reconfigure cannot be asked for);
+// for the newest Slurm version the nodes carry (SlurmTags): config-renderer and
+// cluster-controller run as processes beside the test, the slurmctld pod from the
+// project's image. No slurm-syncer runs, so Ready stays False (reconfigure cannot be asked for);
 // what is checked is what the controller step builds and that slurmctld keeps its state.
 #include <catch2/catch_test_macros.hpp>
 #include <cstdlib>
