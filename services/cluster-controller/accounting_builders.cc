@@ -86,21 +86,8 @@ void WriteDataClaimTemplate(JsonWriter& w, const v1::SlurmCluster& cluster) {
   w.EndObject();
   w.Key("spec");
   w.StartObject();
-  w.Key("accessModes");
-  w.StartArray();
-  w.String("ReadWriteOnce");
-  w.EndArray();
-  if (!managed.storage_class_name().empty()) {
-    k8s::WriteStringMember(w, "storageClassName", managed.storage_class_name());
-  }
-  w.Key("resources");
-  w.StartObject();
-  w.Key("requests");
-  w.StartObject();
-  k8s::WriteStringMember(w, "storage",
-                         managed.size().empty() ? kDefaultAccountingDatabaseSize : managed.size());
-  w.EndObject();
-  w.EndObject();
+  WriteClaimSpecMembers(w, "ReadWriteOnce", managed.storage_class_name(),
+                        managed.size().empty() ? kDefaultAccountingDatabaseSize : managed.size());
   w.EndObject();
   w.EndObject();
   w.EndArray();
@@ -131,34 +118,6 @@ void WriteSlurmdbdContainer(JsonWriter& w, const v1::SlurmCluster& cluster) {
   WriteMount(w, "jwt-key", kJwtKeyMountPath, true);
   WriteMount(w, "credentials", kAccountingCredentialsMountPath, true);
   w.EndArray();
-  w.EndObject();
-}
-
-void WriteSlurmdbdPodTemplate(JsonWriter& w, const SlurmdbdInputs& inputs) {
-  const v1::SlurmCluster& cluster = *inputs.cluster;
-  w.Key("template");
-  w.StartObject();
-  w.Key("metadata");
-  w.StartObject();
-  w.Key("labels");
-  WriteComponentLabels(w, cluster, api::kSlurmdbdComponent);
-  w.EndObject();
-  w.Key("spec");
-  w.StartObject();
-  w.Key("enableServiceLinks");
-  w.Bool(false);
-  w.Key("containers");
-  w.StartArray();
-  WriteSlurmdbdContainer(w, cluster);
-  w.EndArray();
-  w.Key("volumes");
-  w.StartArray();
-  WriteConfigVolume(w, cluster);
-  WriteSecretVolume(w, "munge-key", inputs.munge_key_secret);
-  WriteSecretVolume(w, "jwt-key", inputs.jwt_key_secret);
-  WriteSecretVolume(w, "credentials", AccountingDatabaseOf(cluster).credentials_secret);
-  w.EndArray();
-  w.EndObject();
   w.EndObject();
 }
 
@@ -320,38 +279,32 @@ std::string AccountingDatabaseStatefulSetBody(const v1::SlurmCluster& cluster) {
 }
 
 std::string SlurmdbdServiceBody(const v1::SlurmCluster& cluster) {
-  return JsonObject([&](JsonWriter& w) {
-    WriteTypeMeta(w, "v1", "Service");
-    WriteOwnedMetadata(w, cluster, api::AccountingName(ClusterName(cluster)),
-                       api::kSlurmdbdComponent);
-    w.Key("spec");
-    w.StartObject();
-    w.Key("selector");
-    WriteComponentLabels(w, cluster, api::kSlurmdbdComponent);
-    WriteServicePorts(w, "slurmdbd", api::kSlurmdbdPort);
-    w.EndObject();
-  });
+  return ServiceBody(cluster, api::AccountingName(ClusterName(cluster)), api::kSlurmdbdComponent,
+                     "slurmdbd", api::kSlurmdbdPort);
 }
 
 std::string SlurmdbdDeploymentBody(const SlurmdbdInputs& inputs) {
   const v1::SlurmCluster& cluster = *inputs.cluster;
-  return JsonObject([&](JsonWriter& w) {
-    WriteTypeMeta(w, "apps/v1", "Deployment");
-    WriteOwnedMetadata(w, cluster, api::AccountingName(ClusterName(cluster)),
-                       api::kSlurmdbdComponent);
-    w.Key("spec");
-    w.StartObject();
-    w.Key("replicas");
-    w.Int(1);
-    // Never two slurmdbd writing the database (a rolling update would overlap them).
-    w.Key("strategy");
-    w.StartObject();
-    k8s::WriteStringMember(w, "type", "Recreate");
-    w.EndObject();
-    WriteSelector(w, cluster, api::kSlurmdbdComponent);
-    WriteSlurmdbdPodTemplate(w, inputs);
-    w.EndObject();
-  });
+  // Recreate: never two slurmdbd writing the database (a rolling update would overlap them).
+  return DeploymentBody(cluster,
+                        {.name = api::AccountingName(ClusterName(cluster)),
+                         .component = api::kSlurmdbdComponent,
+                         .replicas = 1,
+                         .recreate = true},
+                        [&](JsonWriter& w) {
+                          w.Key("containers");
+                          w.StartArray();
+                          WriteSlurmdbdContainer(w, cluster);
+                          w.EndArray();
+                          w.Key("volumes");
+                          w.StartArray();
+                          WriteConfigVolume(w, cluster);
+                          WriteSecretVolume(w, "munge-key", inputs.munge_key_secret);
+                          WriteSecretVolume(w, "jwt-key", inputs.jwt_key_secret);
+                          WriteSecretVolume(w, "credentials",
+                                            AccountingDatabaseOf(cluster).credentials_secret);
+                          w.EndArray();
+                        });
 }
 
 }  // namespace tidepool::cluster

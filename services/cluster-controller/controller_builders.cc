@@ -224,21 +224,8 @@ std::string ControllerStateClaimBody(const v1::SlurmCluster& cluster) {
                        api::kSlurmctldComponent, Ownership::kOutlivesCluster);
     w.Key("spec");
     w.StartObject();
-    w.Key("accessModes");
-    w.StartArray();
-    w.String(shared ? "ReadWriteMany" : "ReadWriteOnce");
-    w.EndArray();
-    if (!state.storage_class_name().empty()) {
-      k8s::WriteStringMember(w, "storageClassName", state.storage_class_name());
-    }
-    w.Key("resources");
-    w.StartObject();
-    w.Key("requests");
-    w.StartObject();
-    k8s::WriteStringMember(w, "storage",
-                           state.size().empty() ? kDefaultStateSaveSize : state.size());
-    w.EndObject();
-    w.EndObject();
+    WriteClaimSpecMembers(w, shared ? "ReadWriteMany" : "ReadWriteOnce", state.storage_class_name(),
+                          state.size().empty() ? kDefaultStateSaveSize : state.size());
     w.EndObject();
   });
 }

@@ -125,45 +125,30 @@ absl::Status ValidateLoginSpec(const v1::SlurmCluster& cluster) {
 
 std::string LoginDeploymentBody(const LoginInputs& inputs) {
   const v1::SlurmCluster& cluster = *inputs.cluster;
-  return JsonObject([&](JsonWriter& w) {
-    WriteTypeMeta(w, "apps/v1", "Deployment");
-    WriteOwnedMetadata(w, cluster, api::LoginName(cluster.metadata().name()), api::kLoginComponent);
-    w.Key("spec");
-    w.StartObject();
-    w.Key("replicas");
-    w.Int(LoginReplicas(cluster).value_or(1));
-    WriteSelector(w, cluster, api::kLoginComponent);
-    w.Key("template");
-    w.StartObject();
-    w.Key("metadata");
-    w.StartObject();
-    w.Key("labels");
-    WriteComponentLabels(w, cluster, api::kLoginComponent);
-    w.EndObject();
-    w.Key("spec");
-    w.StartObject();
-    w.Key("enableServiceLinks");
-    w.Bool(false);
-    w.Key("containers");
-    w.StartArray();
-    WriteSshdContainer(w, cluster);
-    w.EndArray();
-    w.Key("volumes");
-    w.StartArray();
-    WriteConfigVolume(w, cluster);
-    WriteSecretVolume(w, "munge-key", inputs.munge_key_secret);
-    WriteSecretVolume(w, "ssh-host-keys", api::LoginHostKeysSecretName(cluster.metadata().name()));
-    WriteSecretVolume(w, "ssh-keys", cluster.spec().login().ssh_keys_secret());
-    if (HasSssd(cluster)) {
-      WriteSssdVolume(w, cluster);
-    } else {
-      WriteUsersVolume(w, cluster);
-    }
-    w.EndArray();
-    w.EndObject();
-    w.EndObject();
-    w.EndObject();
-  });
+  return DeploymentBody(
+      cluster,
+      {.name = api::LoginName(cluster.metadata().name()),
+       .component = api::kLoginComponent,
+       .replicas = LoginReplicas(cluster).value_or(1)},
+      [&](JsonWriter& w) {
+        w.Key("containers");
+        w.StartArray();
+        WriteSshdContainer(w, cluster);
+        w.EndArray();
+        w.Key("volumes");
+        w.StartArray();
+        WriteConfigVolume(w, cluster);
+        WriteSecretVolume(w, "munge-key", inputs.munge_key_secret);
+        WriteSecretVolume(w, "ssh-host-keys",
+                          api::LoginHostKeysSecretName(cluster.metadata().name()));
+        WriteSecretVolume(w, "ssh-keys", cluster.spec().login().ssh_keys_secret());
+        if (HasSssd(cluster)) {
+          WriteSssdVolume(w, cluster);
+        } else {
+          WriteUsersVolume(w, cluster);
+        }
+        w.EndArray();
+      });
 }
 
 std::string LoginServiceBody(const v1::SlurmCluster& cluster) {
@@ -175,9 +160,7 @@ std::string LoginServiceBody(const v1::SlurmCluster& cluster) {
     k8s::WriteStringMember(w, "type", LoginServiceType(cluster));
     // A user's next connection reaches the same pod, with the files left in its home.
     k8s::WriteStringMember(w, "sessionAffinity", "ClientIP");
-    w.Key("selector");
-    WriteComponentLabels(w, cluster, api::kLoginComponent);
-    WriteServicePorts(w, "ssh", api::kSshPort);
+    WriteServiceSelectorAndPort(w, cluster, api::kLoginComponent, "ssh", api::kSshPort);
     w.EndObject();
   });
 }

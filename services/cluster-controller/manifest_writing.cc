@@ -77,6 +77,76 @@ void WriteServicePorts(k8s::JsonWriter& w, absl::string_view name, int port) {
   w.EndArray();
 }
 
+std::string DeploymentBody(const v1::SlurmCluster& cluster, const DeploymentShape& shape,
+                           const std::function<void(k8s::JsonWriter&)>& pod_spec) {
+  return JsonObject([&](k8s::JsonWriter& w) {
+    WriteTypeMeta(w, "apps/v1", "Deployment");
+    WriteOwnedMetadata(w, cluster, shape.name, shape.component);
+    w.Key("spec");
+    w.StartObject();
+    w.Key("replicas");
+    w.Int(shape.replicas);
+    if (shape.recreate) {
+      w.Key("strategy");
+      w.StartObject();
+      k8s::WriteStringMember(w, "type", "Recreate");
+      w.EndObject();
+    }
+    WriteSelector(w, cluster, shape.component);
+    w.Key("template");
+    w.StartObject();
+    w.Key("metadata");
+    w.StartObject();
+    w.Key("labels");
+    WriteComponentLabels(w, cluster, shape.component);
+    w.EndObject();
+    w.Key("spec");
+    w.StartObject();
+    w.Key("enableServiceLinks");
+    w.Bool(false);
+    pod_spec(w);
+    w.EndObject();
+    w.EndObject();
+    w.EndObject();
+  });
+}
+
+void WriteServiceSelectorAndPort(k8s::JsonWriter& w, const v1::SlurmCluster& cluster,
+                                 absl::string_view component, absl::string_view port_name,
+                                 int port) {
+  w.Key("selector");
+  WriteComponentLabels(w, cluster, component);
+  WriteServicePorts(w, port_name, port);
+}
+
+std::string ServiceBody(const v1::SlurmCluster& cluster, const std::string& name,
+                        absl::string_view component, absl::string_view port_name, int port) {
+  return JsonObject([&](k8s::JsonWriter& w) {
+    WriteTypeMeta(w, "v1", "Service");
+    WriteOwnedMetadata(w, cluster, name, component);
+    w.Key("spec");
+    w.StartObject();
+    WriteServiceSelectorAndPort(w, cluster, component, port_name, port);
+    w.EndObject();
+  });
+}
+
+void WriteClaimSpecMembers(k8s::JsonWriter& w, absl::string_view access_mode,
+                           absl::string_view storage_class, absl::string_view size) {
+  w.Key("accessModes");
+  w.StartArray();
+  w.String(access_mode.data(), static_cast<rapidjson::SizeType>(access_mode.size()));
+  w.EndArray();
+  if (!storage_class.empty()) k8s::WriteStringMember(w, "storageClassName", storage_class);
+  w.Key("resources");
+  w.StartObject();
+  w.Key("requests");
+  w.StartObject();
+  k8s::WriteStringMember(w, "storage", size);
+  w.EndObject();
+  w.EndObject();
+}
+
 std::string HeadlessServiceBody(const v1::SlurmCluster& cluster, const std::string& name,
                                 absl::string_view component, absl::string_view port_name,
                                 int port) {
@@ -88,9 +158,7 @@ std::string HeadlessServiceBody(const v1::SlurmCluster& cluster, const std::stri
     k8s::WriteStringMember(w, "clusterIP", "None");
     w.Key("publishNotReadyAddresses");
     w.Bool(true);
-    w.Key("selector");
-    WriteComponentLabels(w, cluster, component);
-    WriteServicePorts(w, port_name, port);
+    WriteServiceSelectorAndPort(w, cluster, component, port_name, port);
     w.EndObject();
   });
 }

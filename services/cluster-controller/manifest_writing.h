@@ -38,6 +38,32 @@ void WriteServedPort(k8s::JsonWriter& w, absl::string_view name, int port);
 // "ports" of a Service: [{name, port, targetPort}].
 void WriteServicePorts(k8s::JsonWriter& w, absl::string_view name, int port);
 
+// A whole Deployment of a component's pods: replicas, selector and pod labels, no service
+// links; `pod_spec` writes the rest of the pod spec (containers, volumes, ...) into it.
+// `recreate`: strategy Recreate, never an old and a new pod at once.
+struct DeploymentShape {
+  std::string name;
+  absl::string_view component;
+  int replicas = 1;
+  bool recreate = false;
+};
+std::string DeploymentBody(const v1::SlurmCluster& cluster, const DeploymentShape& shape,
+                           const std::function<void(k8s::JsonWriter&)>& pod_spec);
+
+// "spec" members of a Service over a component's pods on one port: the selector and ports
+// (the caller adds type and the like before).
+void WriteServiceSelectorAndPort(k8s::JsonWriter& w, const v1::SlurmCluster& cluster,
+                                 absl::string_view component, absl::string_view port_name,
+                                 int port);
+// A whole ClusterIP Service over a component's pods on one port.
+std::string ServiceBody(const v1::SlurmCluster& cluster, const std::string& name,
+                        absl::string_view component, absl::string_view port_name, int port);
+
+// The members of a PersistentVolumeClaim's spec: one access mode, the class when given,
+// and the size.
+void WriteClaimSpecMembers(k8s::JsonWriter& w, absl::string_view access_mode,
+                           absl::string_view storage_class, absl::string_view size);
+
 // A whole headless Service over a component's pods that also publishes the not-ready ones:
 // a backup slurmctld, a registering slurmd or a starting database is reached before it is
 // ready.

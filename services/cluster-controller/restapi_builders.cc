@@ -71,53 +71,26 @@ absl::Status ValidateRestApiSpec(const v1::SlurmCluster& cluster) {
 
 std::string RestApiDeploymentBody(const RestApiInputs& inputs) {
   const v1::SlurmCluster& cluster = *inputs.cluster;
-  return JsonObject([&](JsonWriter& w) {
-    WriteTypeMeta(w, "apps/v1", "Deployment");
-    WriteOwnedMetadata(w, cluster, api::RestApiName(cluster.metadata().name()),
-                       api::kSlurmrestdComponent);
-    w.Key("spec");
-    w.StartObject();
-    w.Key("replicas");
-    w.Int(RestApiReplicas(cluster).value_or(1));
-    WriteSelector(w, cluster, api::kSlurmrestdComponent);
-    w.Key("template");
-    w.StartObject();
-    w.Key("metadata");
-    w.StartObject();
-    w.Key("labels");
-    WriteComponentLabels(w, cluster, api::kSlurmrestdComponent);
-    w.EndObject();
-    w.Key("spec");
-    w.StartObject();
-    w.Key("enableServiceLinks");
-    w.Bool(false);
-    w.Key("containers");
-    w.StartArray();
-    WriteSlurmrestdContainer(w, cluster);
-    w.EndArray();
-    w.Key("volumes");
-    w.StartArray();
-    WriteConfigVolume(w, cluster);
-    WriteSecretVolume(w, "munge-key", inputs.munge_key_secret);
-    w.EndArray();
-    w.EndObject();
-    w.EndObject();
-    w.EndObject();
-  });
+  return DeploymentBody(cluster,
+                        {.name = api::RestApiName(cluster.metadata().name()),
+                         .component = api::kSlurmrestdComponent,
+                         .replicas = RestApiReplicas(cluster).value_or(1)},
+                        [&](JsonWriter& w) {
+                          w.Key("containers");
+                          w.StartArray();
+                          WriteSlurmrestdContainer(w, cluster);
+                          w.EndArray();
+                          w.Key("volumes");
+                          w.StartArray();
+                          WriteConfigVolume(w, cluster);
+                          WriteSecretVolume(w, "munge-key", inputs.munge_key_secret);
+                          w.EndArray();
+                        });
 }
 
 std::string RestApiServiceBody(const v1::SlurmCluster& cluster) {
-  return JsonObject([&](JsonWriter& w) {
-    WriteTypeMeta(w, "v1", "Service");
-    WriteOwnedMetadata(w, cluster, api::RestApiName(cluster.metadata().name()),
-                       api::kSlurmrestdComponent);
-    w.Key("spec");
-    w.StartObject();
-    w.Key("selector");
-    WriteComponentLabels(w, cluster, api::kSlurmrestdComponent);
-    WriteServicePorts(w, "http", api::kSlurmrestdPort);
-    w.EndObject();
-  });
+  return ServiceBody(cluster, api::RestApiName(cluster.metadata().name()),
+                     api::kSlurmrestdComponent, "http", api::kSlurmrestdPort);
 }
 
 }  // namespace tidepool::cluster
