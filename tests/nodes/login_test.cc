@@ -17,6 +17,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "nodes/kubectl_helpers.h"
+#include "nodes/research_cluster.h"
 #include "nodes/slurm_services.h"
 #include "nodes/ssh_client.h"
 #include "support/eventually.h"
@@ -24,37 +25,6 @@
 
 namespace tidepool::testing {
 namespace {
-
-std::string Manifest(const std::string& ns, const std::string& tag) {
-  return absl::StrReplaceAll(R"(apiVersion: tidepool.dev/v1alpha1
-kind: SlurmCluster
-metadata: {name: research, namespace: NS}
-spec:
-  clusterName: research
-  images:
-    controller: localhost/tidepool/slurmctld:TAG
-    compute: localhost/tidepool/slurmd:TAG
-    restApi: localhost/tidepool/slurmrestd:TAG
-    login: localhost/tidepool/login:TAG
-  controller: {stateSave: {size: 1Gi}}
-  login: {replicas: 1, sshKeysSecret: research-ssh-keys}
-  partitions: [{name: batch, nodeSets: [cpu], default: true}]
-  # The test nodes have cgroup v1, which these Slurm versions' cgroup plugins no longer use.
-  slurmConfig: {ProctrackType: proctrack/linuxproc, TaskPlugin: task/none}
----
-apiVersion: tidepool.dev/v1alpha1
-kind: NodeSet
-metadata: {name: cpu, namespace: NS}
-spec:
-  clusterRef: {name: research}
-  nodeSelector: {tidepool.dev/testenv-node: "true"}
-  template:
-    spec:
-      terminationGracePeriodSeconds: 5
-      containers: [{name: slurmd, imagePullPolicy: Never}]
-)",
-                             {{"NS", ns}, {"TAG", tag}});
-}
 
 // The host keys the login Service presents (ssh-keyscan's lines, without its "# host:22
 // SSH-2.0-…" comments), "" when none.
@@ -102,7 +72,7 @@ TEST_CASE("users ssh into a SlurmCluster's login pods and run jobs as themselves
 
     // Without the users' Secret nothing of the login pods is applied, and the condition
     // says which Secret is missing.
-    Apply(env, Manifest(ns, tag));
+    Apply(env, ResearchClusterManifest({.ns = ns, .slurm_tag = tag, .login = true}));
     REQUIRE(PollUntil(
         [&] {
           return absl::StrContains(Condition(env, ns, "LoginAvailable", "message"),

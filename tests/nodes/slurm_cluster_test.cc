@@ -19,6 +19,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "nodes/kubectl_helpers.h"
+#include "nodes/research_cluster.h"
 #include "nodes/slurm_services.h"
 #include "nodes/ssh_client.h"
 #include "support/eventually.h"
@@ -26,40 +27,6 @@
 
 namespace tidepool::testing {
 namespace {
-
-std::string Manifest(const std::string& ns, const std::string& tag, const std::string& mariadb) {
-  return absl::StrReplaceAll(R"(apiVersion: tidepool.dev/v1alpha1
-kind: SlurmCluster
-metadata: {name: research, namespace: NS}
-spec:
-  clusterName: research
-  images:
-    controller: localhost/tidepool/slurmctld:TAG
-    compute: localhost/tidepool/slurmd:TAG
-    restApi: localhost/tidepool/slurmrestd:TAG
-    accounting: localhost/tidepool/slurmdbd:TAG
-    accountingDatabase: localhost/tidepool/mariadb:MARIADB
-    login: localhost/tidepool/login:TAG
-  controller: {stateSave: {size: 1Gi}}
-  accounting: {enabled: true, managed: {size: 1Gi}}
-  login: {replicas: 1, sshKeysSecret: research-ssh-keys}
-  partitions: [{name: batch, nodeSets: [cpu], default: true}]
-  # The test nodes have cgroup v1, which these Slurm versions' cgroup plugins no longer use.
-  slurmConfig: {ProctrackType: proctrack/linuxproc, TaskPlugin: task/none}
----
-apiVersion: tidepool.dev/v1alpha1
-kind: NodeSet
-metadata: {name: cpu, namespace: NS}
-spec:
-  clusterRef: {name: research}
-  nodeSelector: {tidepool.dev/testenv-node: "true"}
-  template:
-    spec:
-      terminationGracePeriodSeconds: 5
-      containers: [{name: slurmd, imagePullPolicy: Never}]
-)",
-                             {{"NS", ns}, {"TAG", tag}, {"MARIADB", mariadb}});
-}
 
 std::optional<std::string> InController(const KubernetesEnv& env, const std::string& ns,
                                         const std::vector<std::string>& command) {
@@ -92,7 +59,8 @@ TEST_CASE("a SlurmCluster and a NodeSet applied become a Slurm cluster of pods t
     const absl::Time applied = absl::Now();
     MustKubectl(env, {"-n", ns, "create", "secret", "generic", "research-ssh-keys",
                       absl::StrCat("--from-file=alice=", alice_key, ".pub")});
-    Apply(env, Manifest(ns, tag, mariadb));
+    Apply(env, ResearchClusterManifest(
+                   {.ns = ns, .slurm_tag = tag, .mariadb_tag = mariadb, .login = true}));
 
     std::string sinfo;
     const bool idle = PollUntil(

@@ -1,0 +1,20 @@
+#pragma once
+
+// The SlurmCluster "research" and its NodeSet "cpu" (every test node) that the real-node
+// tests apply, from the project's images of one Slurm version, with the parts a test asks
+// for.
+
+#include <string>
+
+namespace tidepool::testing {
+
+struct ResearchClusterParts {
+  std::string ns;
+  std::string slurm_tag;    // "26.05"
+  std::string mariadb_tag;  // set: accounting with a managed MariaDB of this image
+  bool login = false;       // login pods, keys from the Secret "research-ssh-keys"
+};
+
+std::string ResearchClusterManifest(const ResearchClusterParts& parts);
+
+}  // namespace tidepool::testing
