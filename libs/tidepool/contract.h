@@ -49,6 +49,10 @@ inline constexpr char kConfigHashAnnotation[] = "tidepool.dev/config-hash";
 // ConfigMap annotation with when the cluster-controller wrote its current files (RFC
 // 3339): kept on the object so a new leader knows how long the files have propagated.
 inline constexpr char kConfigWrittenAtAnnotation[] = "tidepool.dev/config-written-at";
+// SlurmCluster annotation: "true" makes the teardown delete the cluster's
+// PersistentVolumeClaims too (slurmctld's state, volumeClaimTemplate claims); without it
+// they outlive the cluster and keep its jobs' saved state.
+inline constexpr char kDeleteClaimsAnnotation[] = "tidepool.dev/delete-claims";
 // On objects the cluster-controller applies: the hash of the body it last applied, so an
 // unchanged object is not written again on every sync.
 inline constexpr char kAppliedHashAnnotation[] = "tidepool.dev/applied-hash";
@@ -59,6 +63,14 @@ inline constexpr char kAppliedHashAnnotation[] = "tidepool.dev/applied-hash";
 inline constexpr char kAgentReadyAnnotation[] = "agent.tidepool.dev/ready";
 inline constexpr char kAgentSlurmdAnnotation[] = "agent.tidepool.dev/slurmd";
 inline constexpr char kAgentSimulatedNodeLabel[] = "agent.tidepool.dev/simulated";
+
+// ---------------------------------------------------------------------------------
+// Finalizers.
+
+// On each SlurmCluster whose control plane the cluster-controller runs as pods: held
+// until its daemons have stopped in order (login, slurmrestd, slurmctld, slurmdbd, the
+// accounting database), so none is killed while another still needs it.
+inline constexpr char kTeardownFinalizer[] = "tidepool.dev/teardown";
 
 // ---------------------------------------------------------------------------------
 // Condition types.
@@ -109,6 +121,11 @@ inline constexpr char kSecretCreatedReason[] = "SecretCreated";
 inline constexpr char kAuthSecretInvalidReason[] = "AuthSecretInvalid";
 inline constexpr char kControllerAppliedReason[] = "ControllerApplied";
 inline constexpr char kRestApiAppliedReason[] = "RestApiApplied";
+// The ordered teardown of a SlurmCluster being deleted (Ready False while it runs).
+inline constexpr char kTerminatingReason[] = "Terminating";
+inline constexpr char kStoppingComponentReason[] = "StoppingComponent";
+inline constexpr char kClaimsDeletedReason[] = "ClaimsDeleted";
+inline constexpr char kTeardownCompleteReason[] = "TeardownComplete";
 // nodeset-controller.
 inline constexpr char kInvalidSpecReason[] = "InvalidSpec";
 inline constexpr char kSuccessfulCreateReason[] = "SuccessfulCreate";
@@ -122,5 +139,8 @@ inline constexpr char kUndrainedReason[] = "Undrained";
 inline constexpr char kFailedUndrainReason[] = "FailedUndrain";
 inline constexpr char kSuccessfulDeleteReason[] = "SuccessfulDelete";
 inline constexpr char kFailedDeleteReason[] = "FailedDelete";
+// A ConfigMap the SlurmCluster names for prolog or epilog scripts does not exist: no
+// slurmd pod is created or replaced until it does (a pod would wait in ContainerCreating).
+inline constexpr char kScriptsConfigMapMissingReason[] = "ScriptsConfigMapMissing";
 
 }  // namespace tidepool::api

@@ -12,6 +12,8 @@ using Allocator = rapidjson::Document::AllocatorType;
 
 // The Secret's files readable by root only: the entrypoint (root) copies the key for munged.
 constexpr int kMungeKeyMode = 0400;
+// slurmd executes the scripts; nothing in them is secret.
+constexpr int kScriptMode = 0755;
 
 // object[key] as an array, created empty when missing or not an array.
 rapidjson::Value& ArrayMember(rapidjson::Value& object, const char* key, Allocator& a) {
@@ -51,6 +53,17 @@ rapidjson::Value MungeKeyVolume(const ClusterWiring& wiring, Allocator& a) {
   rapidjson::Value volume(rapidjson::kObjectType);
   k8s::SetStringMember(volume, "name", kMungeKeyVolume, a);
   volume.AddMember("secret", secret, a);
+  return volume;
+}
+
+rapidjson::Value ScriptsVolume(absl::string_view volume_name, absl::string_view config_map,
+                               Allocator& a) {
+  rapidjson::Value source(rapidjson::kObjectType);
+  k8s::SetStringMember(source, "name", config_map, a);
+  source.AddMember("defaultMode", kScriptMode, a);
+  rapidjson::Value volume(rapidjson::kObjectType);
+  k8s::SetStringMember(volume, "name", volume_name, a);
+  volume.AddMember("configMap", source, a);
   return volume;
 }
 
@@ -118,6 +131,40 @@ absl::Status MountClusterFiles(rapidjson::Value& slurmd, Allocator& allocator) {
   AddEnvUnlessSet(env, kSlurmConfigDirEnv, kSlurmConfigMountPath, allocator);
   AddEnvUnlessSet(env, kMungeKeyEnv, absl::StrCat(kMungeKeyMountPath, "/", api::kMungeKeyFile),
                   allocator);
+  return absl::OkStatus();
+}
+
+absl::Status AddScripts(const ClusterWiring& wiring, rapidjson::Value& pod_spec,
+                        rapidjson::Value& slurmd, Allocator& allocator) {
+  struct Scripts {
+    const char* field;
+    const std::string& config_map;
+    const char* volume;
+    const char* path;
+  };
+  const Scripts all[] = {{"prolog", wiring.prolog_config_map, kPrologVolume, kPrologMountPath},
+                         {"epilog", wiring.epilog_config_map, kEpilogVolume, kEpilogMountPath}};
+  // Every check before any change: a refused template leaves the pod spec as it was.
+  for (const Scripts& scripts : all) {
+    if (scripts.config_map.empty()) continue;
+    if (HasEntry(k8s::FindMember(pod_spec, "volumes"), "name", scripts.volume)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "spec.template.spec.volumes: the volume name \"", scripts.volume,
+          "\" is reserved for the SlurmCluster's spec.", scripts.field, ".configMap scripts"));
+    }
+    if (HasEntry(k8s::FindMember(slurmd, "volumeMounts"), "mountPath", scripts.path)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "spec.template.spec.containers[slurmd].volumeMounts: the path ", scripts.path,
+          " is reserved for the SlurmCluster's spec.", scripts.field, ".configMap scripts"));
+    }
+  }
+  for (const Scripts& scripts : all) {
+    if (scripts.config_map.empty()) continue;
+    ArrayMember(pod_spec, "volumes", allocator)
+        .PushBack(ScriptsVolume(scripts.volume, scripts.config_map, allocator), allocator);
+    ArrayMember(slurmd, "volumeMounts", allocator)
+        .PushBack(ReadOnlyMount(scripts.volume, scripts.path, allocator), allocator);
+  }
   return absl::OkStatus();
 }
 

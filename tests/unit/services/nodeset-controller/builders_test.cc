@@ -1,6 +1,7 @@
 #include "builders.h"
 
 #include <catch2/catch_test_macros.hpp>
+#include <tuple>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -325,6 +326,79 @@ TEST_CASE("the cluster wiring leaves the template hash as it was") {
   const rapidjson::Document pod = Build(inputs);
   CHECK(k8s::StringMember(pod["metadata"]["annotations"], "tidepool.dev/template-hash") == hash);
   CHECK(TemplateHash(kNodeSet).value() == hash);
+}
+
+TEST_CASE(
+    "the cluster's prolog and epilog ConfigMaps are mounted executable where slurm.conf runs "
+    "them") {
+  PodInputs inputs = Inputs();
+  inputs.prolog_config_map = "research-prolog";
+  inputs.epilog_config_map = "research-epilog";
+  const rapidjson::Document pod = Build(inputs);
+  const rapidjson::Value& volumes = pod["spec"]["volumes"];
+  CHECK(volumes.Size() == 4);
+  for (const auto& [volume, config_map, path] :
+       {std::tuple{"slurm-prolog", "research-prolog", "/etc/slurm/prolog.d"},
+        std::tuple{"slurm-epilog", "research-epilog", "/etc/slurm/epilog.d"}}) {
+    INFO(volume);
+    const rapidjson::Value* scripts = Named(volumes, volume);
+    REQUIRE(scripts != nullptr);
+    CHECK(k8s::StringMember((*scripts)["configMap"], "name") == config_map);
+    CHECK(k8s::IntMember((*scripts)["configMap"], "defaultMode") == 0755);
+    const rapidjson::Value* mount = Named(Slurmd(pod)["volumeMounts"], volume);
+    REQUIRE(mount != nullptr);
+    CHECK(k8s::StringMember(*mount, "mountPath") == path);
+    CHECK(k8s::BoolMember(*mount, "readOnly"));
+  }
+}
+
+TEST_CASE("only the scripts the cluster names are mounted") {
+  SECTION("neither") {
+    const rapidjson::Document pod = Build(Inputs());
+    CHECK(Named(pod["spec"]["volumes"], "slurm-prolog") == nullptr);
+    CHECK(Named(pod["spec"]["volumes"], "slurm-epilog") == nullptr);
+  }
+  SECTION("an epilog alone") {
+    PodInputs inputs = Inputs();
+    inputs.epilog_config_map = "research-epilog";
+    const rapidjson::Document pod = Build(inputs);
+    CHECK(Named(pod["spec"]["volumes"], "slurm-prolog") == nullptr);
+    CHECK(Named(pod["spec"]["volumes"], "slurm-epilog") != nullptr);
+    CHECK(Named(Slurmd(pod)["volumeMounts"], "slurm-prolog") == nullptr);
+    CHECK(Named(Slurmd(pod)["volumeMounts"], "slurm-epilog") != nullptr);
+  }
+}
+
+TEST_CASE("a template using the scripts' volume names or mount paths is refused") {
+  PodInputs inputs;
+  std::string node_set;
+  SECTION("a volume named slurm-prolog") {
+    node_set =
+        NodeSetWithTemplateSpec(R"({"volumes": [{"name": "slurm-prolog", "emptyDir": {}}]})");
+  }
+  SECTION("a mount at the epilog directory") {
+    node_set = NodeSetWithTemplateSpec(
+        R"({"volumes": [{"name": "mine", "emptyDir": {}}], "containers": [{"name": "slurmd",
+            "volumeMounts": [{"name": "mine", "mountPath": "/etc/slurm/epilog.d"}]}]})");
+  }
+  inputs = Inputs(node_set);
+  inputs.prolog_config_map = "research-prolog";
+  inputs.epilog_config_map = "research-epilog";
+  absl::StatusOr<std::string> pod = BuildPod(inputs);
+  REQUIRE_FALSE(pod.ok());
+  CHECK(absl::IsInvalidArgument(pod.status()));
+  CHECK(absl::StrContains(pod.status().message(), "spec.template.spec."));
+  CHECK(absl::StrContains(pod.status().message(), "log.configMap scripts"));
+}
+
+TEST_CASE("the prolog and epilog wiring leaves the template hash as it was") {
+  const std::string hash = TemplateHash(kNodeSet).value();
+  PodInputs inputs = Inputs();
+  inputs.prolog_config_map = "research-prolog";
+  inputs.epilog_config_map = "research-epilog";
+  Build(inputs);
+  CHECK(TemplateHash(kNodeSet).value() == hash);
+  CHECK(hash == "sha256:cae3e7f2e615135ecfe31630b65e63d1bf867fa616376b060a4718a4fa8fc886");
 }
 
 TEST_CASE("selector and Node label patch") {
