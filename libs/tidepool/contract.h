@@ -65,6 +65,18 @@ inline constexpr char kAgentSlurmdAnnotation[] = "agent.tidepool.dev/slurmd";
 inline constexpr char kAgentSimulatedNodeLabel[] = "agent.tidepool.dev/simulated";
 
 // ---------------------------------------------------------------------------------
+// Files.
+
+// Where a slurmd pod has the prolog and epilog runners config-renderer writes into the
+// cluster's slurm-config ConfigMap (files kPrologRunnerFile, kEpilogRunnerFile) and
+// slurm.conf's Prolog= / Epilog= name: each runs the scripts of the SlurmCluster's
+// spec.prolog / spec.epilog ConfigMap in name order (Slurm runs a Prolog= glob's matches
+// in reverse name order).
+inline constexpr char kHookRunnerDir[] = "/etc/tidepool/hooks";
+inline constexpr char kPrologRunnerFile[] = "prolog";
+inline constexpr char kEpilogRunnerFile[] = "epilog";
+
+// ---------------------------------------------------------------------------------
 // Finalizers.
 
 // On each SlurmCluster whose control plane the cluster-controller runs as pods: held

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "k8s/object_json.h"
+#include "tidepool/contract.h"
 #include "tidepool/naming.h"
 
 namespace tidepool::nodeset {
@@ -63,6 +64,29 @@ rapidjson::Value ScriptsVolume(absl::string_view volume_name, absl::string_view 
   source.AddMember("defaultMode", kScriptMode, a);
   rapidjson::Value volume(rapidjson::kObjectType);
   k8s::SetStringMember(volume, "name", volume_name, a);
+  volume.AddMember("configMap", source, a);
+  return volume;
+}
+
+// The runner files of the slurm-config ConfigMap that `wiring` has scripts for.
+rapidjson::Value HookRunnersVolume(const ClusterWiring& wiring, Allocator& a) {
+  rapidjson::Value items(rapidjson::kArrayType);
+  auto add = [&](const std::string& config_map, const char* file) {
+    if (config_map.empty()) return;
+    rapidjson::Value item(rapidjson::kObjectType);
+    k8s::SetStringMember(item, "key", file, a);
+    k8s::SetStringMember(item, "path", file, a);
+    item.AddMember("mode", kScriptMode, a);
+    items.PushBack(item, a);
+  };
+  add(wiring.prolog_config_map, api::kPrologRunnerFile);
+  add(wiring.epilog_config_map, api::kEpilogRunnerFile);
+  rapidjson::Value source(rapidjson::kObjectType);
+  k8s::SetStringMember(source, "name", api::SlurmConfigMapName(wiring.cluster), a);
+  source.AddMember("items", items, a);
+  source.AddMember("optional", true, a);
+  rapidjson::Value volume(rapidjson::kObjectType);
+  k8s::SetStringMember(volume, "name", kHookRunnersVolume, a);
   volume.AddMember("configMap", source, a);
   return volume;
 }
@@ -158,6 +182,15 @@ absl::Status AddScripts(const ClusterWiring& wiring, rapidjson::Value& pod_spec,
           " is reserved for the SlurmCluster's spec.", scripts.field, ".configMap scripts"));
     }
   }
+  if (wiring.prolog_config_map.empty() && wiring.epilog_config_map.empty()) {
+    return absl::OkStatus();
+  }
+  if (HasEntry(k8s::FindMember(pod_spec, "volumes"), "name", kHookRunnersVolume) ||
+      HasEntry(k8s::FindMember(slurmd, "volumeMounts"), "mountPath", api::kHookRunnerDir)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "spec.template.spec: the volume name \"", kHookRunnersVolume, "\" and the path ",
+        api::kHookRunnerDir, " are reserved for the SlurmCluster's prolog/epilog runners"));
+  }
   for (const Scripts& scripts : all) {
     if (scripts.config_map.empty()) continue;
     ArrayMember(pod_spec, "volumes", allocator)
@@ -165,6 +198,10 @@ absl::Status AddScripts(const ClusterWiring& wiring, rapidjson::Value& pod_spec,
     ArrayMember(slurmd, "volumeMounts", allocator)
         .PushBack(ReadOnlyMount(scripts.volume, scripts.path, allocator), allocator);
   }
+  ArrayMember(pod_spec, "volumes", allocator)
+      .PushBack(HookRunnersVolume(wiring, allocator), allocator);
+  ArrayMember(slurmd, "volumeMounts", allocator)
+      .PushBack(ReadOnlyMount(kHookRunnersVolume, api::kHookRunnerDir, allocator), allocator);
   return absl::OkStatus();
 }
 

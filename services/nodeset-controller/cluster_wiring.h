@@ -25,6 +25,9 @@ inline constexpr char kPrologVolume[] = "slurm-prolog";
 inline constexpr char kEpilogVolume[] = "slurm-epilog";
 inline constexpr char kPrologMountPath[] = "/etc/slurm/prolog.d";
 inline constexpr char kEpilogMountPath[] = "/etc/slurm/epilog.d";
+// The runners slurm.conf's Prolog= / Epilog= name, from the cluster's slurm-config
+// ConfigMap, at api::kHookRunnerDir: they run the scripts above in name order.
+inline constexpr char kHookRunnersVolume[] = "slurm-hook-runners";
 // Read by images/slurm/entrypoint.
 inline constexpr char kSlurmConfigDirEnv[] = "TIDEPOOL_SLURM_CONFIG_DIR";
 inline constexpr char kMungeKeyEnv[] = "TIDEPOOL_MUNGE_KEY";
@@ -52,7 +55,9 @@ absl::Status MountClusterFiles(rapidjson::Value& slurmd,
                                rapidjson::Document::AllocatorType& allocator);
 
 // When the cluster names prolog or epilog ConfigMaps: each as an executable volume,
-// mounted read-only in the slurmd container at kPrologMountPath / kEpilogMountPath.
+// mounted read-only in the slurmd container at kPrologMountPath / kEpilogMountPath, and
+// their runners from the slurm-config ConfigMap (executable, optional: a config rendered
+// before the cluster had scripts lacks them until the next render) at api::kHookRunnerDir.
 // InvalidArgument naming the field when the template already uses the volume name or path.
 absl::Status AddScripts(const ClusterWiring& wiring, rapidjson::Value& pod_spec,
                         rapidjson::Value& slurmd, rapidjson::Document::AllocatorType& allocator);

@@ -336,7 +336,7 @@ TEST_CASE(
   inputs.epilog_config_map = "research-epilog";
   const rapidjson::Document pod = Build(inputs);
   const rapidjson::Value& volumes = pod["spec"]["volumes"];
-  CHECK(volumes.Size() == 4);
+  CHECK(volumes.Size() == 5);
   for (const auto& [volume, config_map, path] :
        {std::tuple{"slurm-prolog", "research-prolog", "/etc/slurm/prolog.d"},
         std::tuple{"slurm-epilog", "research-epilog", "/etc/slurm/epilog.d"}}) {
@@ -352,11 +352,34 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("the runners slurm.conf names come executable from the slurm-config ConfigMap") {
+  PodInputs inputs = Inputs();
+  inputs.prolog_config_map = "research-prolog";
+  inputs.epilog_config_map = "research-epilog";
+  const rapidjson::Document pod = Build(inputs);
+  const rapidjson::Value* runners = Named(pod["spec"]["volumes"], "slurm-hook-runners");
+  REQUIRE(runners != nullptr);
+  const rapidjson::Value& source = (*runners)["configMap"];
+  CHECK(k8s::StringMember(source, "name") == "research-slurm-config");
+  // Optional: a config rendered before the cluster named scripts has no runner yet.
+  CHECK(k8s::BoolMember(source, "optional"));
+  REQUIRE(source["items"].Size() == 2);
+  CHECK(k8s::StringMember(source["items"][0], "key") == "prolog");
+  CHECK(k8s::StringMember(source["items"][0], "path") == "prolog");
+  CHECK(k8s::IntMember(source["items"][0], "mode") == 0755);
+  CHECK(k8s::StringMember(source["items"][1], "key") == "epilog");
+  const rapidjson::Value* mount = Named(Slurmd(pod)["volumeMounts"], "slurm-hook-runners");
+  REQUIRE(mount != nullptr);
+  CHECK(k8s::StringMember(*mount, "mountPath") == "/etc/tidepool/hooks");
+  CHECK(k8s::BoolMember(*mount, "readOnly"));
+}
+
 TEST_CASE("only the scripts the cluster names are mounted") {
   SECTION("neither") {
     const rapidjson::Document pod = Build(Inputs());
     CHECK(Named(pod["spec"]["volumes"], "slurm-prolog") == nullptr);
     CHECK(Named(pod["spec"]["volumes"], "slurm-epilog") == nullptr);
+    CHECK(Named(pod["spec"]["volumes"], "slurm-hook-runners") == nullptr);
   }
   SECTION("an epilog alone") {
     PodInputs inputs = Inputs();
@@ -366,6 +389,10 @@ TEST_CASE("only the scripts the cluster names are mounted") {
     CHECK(Named(pod["spec"]["volumes"], "slurm-epilog") != nullptr);
     CHECK(Named(Slurmd(pod)["volumeMounts"], "slurm-prolog") == nullptr);
     CHECK(Named(Slurmd(pod)["volumeMounts"], "slurm-epilog") != nullptr);
+    const rapidjson::Value* runners = Named(pod["spec"]["volumes"], "slurm-hook-runners");
+    REQUIRE(runners != nullptr);
+    REQUIRE((*runners)["configMap"]["items"].Size() == 1);
+    CHECK(k8s::StringMember((*runners)["configMap"]["items"][0], "key") == "epilog");
   }
 }
 
