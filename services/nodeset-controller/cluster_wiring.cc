@@ -68,19 +68,19 @@ rapidjson::Value ScriptsVolume(absl::string_view volume_name, absl::string_view 
   return volume;
 }
 
-// The runner files of the slurm-config ConfigMap that `wiring` has scripts for.
+// Both runner files of the slurm-config ConfigMap, whether the cluster has scripts now or
+// not (an optional volume skips the keys the ConfigMap lacks).
 rapidjson::Value HookRunnersVolume(const ClusterWiring& wiring, Allocator& a) {
   rapidjson::Value items(rapidjson::kArrayType);
-  auto add = [&](const std::string& config_map, const char* file) {
-    if (config_map.empty()) return;
+  auto add = [&](const char* file) {
     rapidjson::Value item(rapidjson::kObjectType);
     k8s::SetStringMember(item, "key", file, a);
     k8s::SetStringMember(item, "path", file, a);
     item.AddMember("mode", kScriptMode, a);
     items.PushBack(item, a);
   };
-  add(wiring.prolog_config_map, api::kPrologRunnerFile);
-  add(wiring.epilog_config_map, api::kEpilogRunnerFile);
+  add(api::kPrologRunnerFile);
+  add(api::kEpilogRunnerFile);
   rapidjson::Value source(rapidjson::kObjectType);
   k8s::SetStringMember(source, "name", api::SlurmConfigMapName(wiring.cluster), a);
   source.AddMember("items", items, a);
@@ -181,9 +181,6 @@ absl::Status AddScripts(const ClusterWiring& wiring, rapidjson::Value& pod_spec,
           "spec.template.spec.containers[slurmd].volumeMounts: the path ", scripts.path,
           " is reserved for the SlurmCluster's spec.", scripts.field, ".configMap scripts"));
     }
-  }
-  if (wiring.prolog_config_map.empty() && wiring.epilog_config_map.empty()) {
-    return absl::OkStatus();
   }
   if (HasEntry(k8s::FindMember(pod_spec, "volumes"), "name", kHookRunnersVolume) ||
       HasEntry(k8s::FindMember(slurmd, "volumeMounts"), "mountPath", api::kHookRunnerDir)) {

@@ -55,9 +55,12 @@ absl::Status MountClusterFiles(rapidjson::Value& slurmd,
                                rapidjson::Document::AllocatorType& allocator);
 
 // When the cluster names prolog or epilog ConfigMaps: each as an executable volume,
-// mounted read-only in the slurmd container at kPrologMountPath / kEpilogMountPath, and
-// their runners from the slurm-config ConfigMap (executable, optional: a config rendered
-// before the cluster had scripts lacks them until the next render) at api::kHookRunnerDir.
+// mounted read-only in the slurmd container at kPrologMountPath / kEpilogMountPath. On
+// every pod, scripts or not: the runners from the slurm-config ConfigMap (executable,
+// optional: absent files are skipped) at api::kHookRunnerDir. A pod made before the
+// cluster named scripts thus has the runner slurm.conf's Prolog= names once kubelet
+// refreshes the volume (finding no scripts, it runs none) instead of a missing program,
+// which would make every prolog fail and drain the node.
 // InvalidArgument naming the field when the template already uses the volume name or path.
 absl::Status AddScripts(const ClusterWiring& wiring, rapidjson::Value& pod_spec,
                         rapidjson::Value& slurmd, rapidjson::Document::AllocatorType& allocator);
