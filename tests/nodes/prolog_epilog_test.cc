@@ -1,7 +1,8 @@
-// SlurmCluster spec.prolog / spec.epilog on real kubelet nodes: the scripts of the named
-// ConfigMaps are mounted in every slurmd pod and slurmd runs them, in name order, around
-// a job. Until a named ConfigMap exists no slurmd pod is made, and the NodeSet says which
-// ConfigMap is missing. Both Slurm versions.
+// SlurmCluster spec.prolog / spec.epilog on real kubelet nodes, added to a running
+// cluster: its slurmd pods keep running jobs (no node drained for a missing prolog);
+// until a named ConfigMap exists no slurmd pod is made, and the NodeSet says which
+// ConfigMap is missing; then the scripts of the ConfigMaps are mounted in the slurmd pods
+// and slurmd runs them, in name order, around a job. Both Slurm versions.
 #include <catch2/catch_test_macros.hpp>
 #include <optional>
 #include <string>
@@ -19,7 +20,7 @@
 namespace tidepool::testing {
 namespace {
 
-std::string ClusterManifest(const std::string& ns, const std::string& tag) {
+std::string ClusterManifest(const std::string& ns, const std::string& tag, bool scripts) {
   return absl::StrReplaceAll(R"(apiVersion: tidepool.dev/v1alpha1
 kind: SlurmCluster
 metadata: {name: research, namespace: NS}
@@ -32,8 +33,7 @@ spec:
   controller: {stateSave: {size: 1Gi}}
   partitions: [{name: batch, nodeSets: [cpu], default: true}]
   slurmConfig: {ProctrackType: proctrack/linuxproc, TaskPlugin: task/none}
-  prolog: {configMap: research-prolog}
-  epilog: {configMap: research-epilog}
+SCRIPTS
 ---
 apiVersion: tidepool.dev/v1alpha1
 kind: NodeSet
@@ -46,7 +46,11 @@ spec:
       terminationGracePeriodSeconds: 5
       containers: [{name: slurmd, imagePullPolicy: Never}]
 )",
-                             {{"NS", ns}, {"TAG", tag}});
+                             {{"NS", ns},
+                              {"TAG", tag},
+                              {"SCRIPTS", scripts ? "  prolog: {configMap: research-prolog}\n"
+                                                    "  epilog: {configMap: research-epilog}"
+                                                  : ""}});
 }
 
 // Two prolog scripts (their order shows in the file they write) and one epilog.
@@ -88,6 +92,46 @@ std::string NodeSetProgressing(const KubernetesEnv& env, const std::string& ns) 
       .value_or("");
 }
 
+// `sinfo` once both slurmd pods are idle in Slurm ("" when they do not get there).
+std::string AwaitIdle(const KubernetesEnv& env, const std::string& ns) {
+  std::string sinfo;
+  const bool idle =
+      PollUntil(
+          [&] {
+            sinfo = InPod(env, ns, "research-controller-0", {"sinfo", "-h", "-o", "%P %t %D %N"})
+                        .value_or("(no answer)");
+            return absl::StrContains(sinfo, "batch* idle 2 cpu-[01-02]");
+          },
+          absl::Seconds(240), absl::Seconds(2))
+          .has_value();
+  UNSCOPED_INFO("sinfo: " << sinfo << "\npods:\n"
+                          << TryKubectl(env, {"-n", ns, "get", "pods", "-o", "wide"}).value_or(""));
+  return idle ? sinfo : "";
+}
+
+// A two-node batch job run to its end; its id, with its final state checked COMPLETED.
+std::string RunJob(const KubernetesEnv& env, const std::string& ns) {
+  const std::string job(absl::StripAsciiWhitespace(
+      InPod(env, ns, "research-controller-0",
+            {"sbatch", "--parsable", "-N2", "-o", "/dev/null", "--wrap", "srun hostname"})
+          .value_or("")));
+  REQUIRE(!job.empty());
+  std::string state;
+  REQUIRE(PollUntil(
+      [&] {
+        state =
+            InPod(env, ns, "research-controller-0", {"scontrol", "show", "job", job}).value_or("");
+        return absl::StrContains(state, "JobState=COMPLETED") ||
+               absl::StrContains(state, "JobState=FAILED") ||
+               // A failed prolog requeues the job held: no use waiting for it.
+               (absl::StrContains(state, "JobState=PENDING") && absl::StrContains(state, "held"));
+      },
+      absl::Seconds(90), absl::Seconds(1)));
+  INFO(state);
+  CHECK(absl::StrContains(state, "JobState=COMPLETED"));
+  return job;
+}
+
 TEST_CASE("prolog and epilog ConfigMaps run around every job on the slurmd pods") {
   const KubernetesEnv env = RequireKubernetes();
   MustKubectl(env, {"apply", "-f", SourceRoot() + "/manifests/crds"});
@@ -105,9 +149,38 @@ TEST_CASE("prolog and epilog ConfigMaps run around every job on the slurmd pods"
     const std::string ns = absl::StrCat("hooks-", absl::StrReplaceAll(tag, {{".", "-"}}));
     EnsureNamespace(env, ns);
     TidepoolServices services(env, ns);
-    Apply(env, ClusterManifest(ns, tag));
+    // A cluster without scripts first: its slurmd pods predate spec.prolog.
+    Apply(env, ClusterManifest(ns, tag, false));
+    {
+      INFO(services.Logs());
+      REQUIRE(!AwaitIdle(env, ns).empty());
+    }
 
-    // The ConfigMaps are not there yet: no pod, and the NodeSet names the missing one.
+    // Scripts named, their ConfigMaps not there yet. The running pods stay and get the
+    // runners slurm.conf now names (finding no scripts, they run none): jobs still run and
+    // no node is drained for a failed prolog.
+    Apply(env, ClusterManifest(ns, tag, true));
+    CHECK(PollUntil(
+        [&] {
+          return absl::StrContains(
+              InPod(env, ns, "research-controller-0", {"scontrol", "show", "config"}).value_or(""),
+              "/etc/tidepool/hooks/prolog");
+        },
+        absl::Seconds(60), absl::Seconds(1)));
+    CHECK(PollUntil(
+        [&] {
+          return InPod(env, ns, "cpu-01", {"test", "-x", "/etc/tidepool/hooks/prolog"}).has_value();
+        },
+        absl::Seconds(150), absl::Seconds(2)));
+    RunJob(env, ns);
+    {
+      INFO(services.Logs());
+      CHECK(!AwaitIdle(env, ns).empty());
+    }
+
+    // A pod to be made now would wait in ContainerCreating: none is made, and the NodeSet
+    // names the missing ConfigMap.
+    MustKubectl(env, {"-n", ns, "delete", "pod", "cpu-02", "--wait=true"});
     std::string progressing;
     const bool explained = PollUntil(
                                [&] {
@@ -119,52 +192,26 @@ TEST_CASE("prolog and epilog ConfigMaps run around every job on the slurmd pods"
     INFO(progressing << "\n" << services.Logs());
     REQUIRE(explained);
     CHECK(absl::StrContains(progressing, absl::StrCat("ConfigMap ", ns, "/research-prolog")));
-    CHECK(TryKubectl(env,
-                     {"-n", ns, "get", "pods", "-l", "tidepool.dev/component=slurmd", "-o", "name"})
-              .value_or("x") == "");
+    CHECK_FALSE(TryKubectl(env, {"-n", ns, "get", "pod", "cpu-02"}).has_value());
     CHECK(absl::StrContains(
         TryKubectl(env, {"-n", ns, "get", "events", "--field-selector",
                          "reason=ScriptsConfigMapMissing", "-o", "jsonpath={.items[*].message}"})
             .value_or(""),
         "research-prolog"));
 
+    // The ConfigMaps arrive: cpu-02 is made with its scripts; cpu-01 is replaced to get them.
     Apply(env, ScriptsManifest(ns));
-    std::string sinfo;
-    const bool idle =
-        PollUntil(
-            [&] {
-              sinfo = InPod(env, ns, "research-controller-0", {"sinfo", "-h", "-o", "%P %t %D %N"})
-                          .value_or("(no answer)");
-              return absl::StrContains(sinfo, "batch* idle 2 cpu-[01-02]");
-            },
-            absl::Seconds(240), absl::Seconds(2))
-            .has_value();
-    INFO("sinfo: " << sinfo << "\npods:\n"
-                   << TryKubectl(env, {"-n", ns, "get", "pods", "-o", "wide"}).value_or("") << "\n"
-                   << services.Logs());
-    REQUIRE(idle);
-    const std::string conf =
-        InPod(env, ns, "cpu-01", {"grep", "-E", "^(Prolog|Epilog)=", "/etc/slurm/slurm.conf"})
-            .value_or("");
-    CHECK(absl::StrContains(conf, "Prolog=/etc/tidepool/hooks/prolog"));
-    CHECK(absl::StrContains(conf, "Epilog=/etc/tidepool/hooks/epilog"));
-
-    const std::string job(absl::StripAsciiWhitespace(
-        InPod(env, ns, "research-controller-0",
-              {"sbatch", "--parsable", "-N2", "-o", "/dev/null", "--wrap", "srun hostname"})
-            .value_or("")));
-    REQUIRE(!job.empty());
-    std::string state;
     REQUIRE(PollUntil(
         [&] {
-          state = InPod(env, ns, "research-controller-0", {"scontrol", "show", "job", job})
-                      .value_or("");
-          return absl::StrContains(state, "JobState=COMPLETED") ||
-                 absl::StrContains(state, "JobState=FAILED");
+          return TryKubectl(env, {"-n", ns, "get", "pod", "cpu-02"}).has_value();
         },
-        absl::Seconds(90), absl::Seconds(1)));
-    INFO(state);
-    CHECK(absl::StrContains(state, "JobState=COMPLETED"));
+        absl::Seconds(60), absl::Seconds(1)));
+    MustKubectl(env, {"-n", ns, "delete", "pod", "cpu-01", "--wait=true"});
+    {
+      INFO(services.Logs());
+      REQUIRE(!AwaitIdle(env, ns).empty());
+    }
+    const std::string job = RunJob(env, ns);
     for (const char* pod : {"cpu-01", "cpu-02"}) {
       INFO(pod);
       // Both prolog scripts, in name order, on every node of the job.
