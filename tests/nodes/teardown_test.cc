@@ -60,19 +60,6 @@ bool ClusterExists(const KubernetesEnv& env, const std::string& ns) {
   return TryKubectl(env, {"-n", ns, "get", "slurmcluster", "research", "-o", "name"}).has_value();
 }
 
-// A test that fails mid-teardown must not leave a namespace stuck on the finalizer.
-struct ReleaseOnExit {
-  ~ReleaseOnExit() {
-    if (ClusterExists(env, ns)) {
-      TryKubectl(env, {"-n", ns, "patch", "slurmcluster", "research", "--type=merge", "-p",
-                       R"({"metadata":{"finalizers":null}})"});
-    }
-    TryKubectl(env, {"delete", "namespace", ns, "--wait=true", "--timeout=120s"});
-  }
-  const KubernetesEnv& env;
-  std::string ns;
-};
-
 void ApplyAndAwaitAvailable(const KubernetesEnv& env, const std::string& ns,
                             const std::string& manifest, const TidepoolServices& services) {
   MustKubectl(env, {"apply", "-f", SourceRoot() + "/manifests/crds"});
@@ -137,7 +124,7 @@ TEST_CASE("deleting a SlurmCluster stops slurmrestd then slurmctld and keeps the
     INFO("Slurm " << tag);
     const std::string ns = absl::StrCat("teardown-", absl::StrReplaceAll(tag, {{".", "-"}}));
     EnsureNamespace(env, ns);
-    ReleaseOnExit release{env, ns};
+    ReleaseNamespaceOnExit release{env, ns};
     TidepoolServices services(env, ns);
     ApplyAndAwaitAvailable(env, ns, ClusterManifest(ns, tag, ""), services);
 
@@ -215,7 +202,7 @@ TEST_CASE("with tidepool.dev/delete-claims the teardown deletes the state claim 
   REQUIRE(!tags.empty());
   const std::string ns = "teardown-claims";
   EnsureNamespace(env, ns);
-  ReleaseOnExit release{env, ns};
+  ReleaseNamespaceOnExit release{env, ns};
   TidepoolServices services(env, ns);
   ApplyAndAwaitAvailable(env, ns,
                          ClusterManifest(ns, tags.front(), R"(tidepool.dev/delete-claims: "true")"),

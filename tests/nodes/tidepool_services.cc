@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "nodes/kubectl_helpers.h"
 #include "support/ports.h"
 
 namespace tidepool::testing {
@@ -73,6 +74,14 @@ void TidepoolServices::Start(const std::string& name, const char* binary, uint16
   absl::StatusOr<ChildProcess> process = ChildProcess::Spawn(Binary(binary), args);
   REQUIRE(process.ok());
   processes_[name].emplace(*std::move(process));
+}
+
+ReleaseNamespaceOnExit::~ReleaseNamespaceOnExit() {
+  if (TryKubectl(env, {"-n", ns, "get", "slurmcluster", "research", "-o", "name"}).has_value()) {
+    TryKubectl(env, {"-n", ns, "patch", "slurmcluster", "research", "--type=merge", "-p",
+                     R"({"metadata":{"finalizers":null}})"});
+  }
+  TryKubectl(env, {"delete", "namespace", ns, "--wait=true", "--timeout=120s"});
 }
 
 }  // namespace tidepool::testing

@@ -33,4 +33,13 @@ class TidepoolServices {
   std::map<std::string, std::optional<ChildProcess>> processes_;
 };
 
+// Deletes the namespace when it goes, first releasing the SlurmCluster "research" from the
+// teardown finalizer should it still be there: a test that fails (or a controller gone)
+// must not leave the namespace stuck on it.
+struct ReleaseNamespaceOnExit {
+  ~ReleaseNamespaceOnExit();
+  const KubernetesEnv& env;
+  std::string ns;
+};
+
 }  // namespace tidepool::testing
