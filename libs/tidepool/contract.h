@@ -52,6 +52,10 @@ inline constexpr char kConfigWrittenAtAnnotation[] = "tidepool.dev/config-writte
 // Pod annotation (slurmctld and login pods) with the hash of the cluster's users ConfigMap:
 // changed when the users change, which makes kubelet refresh the pods' copy at once.
 inline constexpr char kUsersHashAnnotation[] = "tidepool.dev/users-hash";
+// SlurmCluster annotation: "true" makes the teardown delete the cluster's
+// PersistentVolumeClaims too (slurmctld's state, volumeClaimTemplate claims); without it
+// they outlive the cluster and keep its jobs' saved state.
+inline constexpr char kDeleteClaimsAnnotation[] = "tidepool.dev/delete-claims";
 // On objects the cluster-controller applies: the hash of the body it last applied, so an
 // unchanged object is not written again on every sync.
 inline constexpr char kAppliedHashAnnotation[] = "tidepool.dev/applied-hash";
@@ -62,6 +66,26 @@ inline constexpr char kAppliedHashAnnotation[] = "tidepool.dev/applied-hash";
 inline constexpr char kAgentReadyAnnotation[] = "agent.tidepool.dev/ready";
 inline constexpr char kAgentSlurmdAnnotation[] = "agent.tidepool.dev/slurmd";
 inline constexpr char kAgentSimulatedNodeLabel[] = "agent.tidepool.dev/simulated";
+
+// ---------------------------------------------------------------------------------
+// Files.
+
+// Where a slurmd pod has the prolog and epilog runners config-renderer writes into the
+// cluster's slurm-config ConfigMap (files kPrologRunnerFile, kEpilogRunnerFile) and
+// slurm.conf's Prolog= / Epilog= name: each runs the scripts of the SlurmCluster's
+// spec.prolog / spec.epilog ConfigMap in name order (Slurm runs a Prolog= glob's matches
+// in reverse name order).
+inline constexpr char kHookRunnerDir[] = "/etc/tidepool/hooks";
+inline constexpr char kPrologRunnerFile[] = "prolog";
+inline constexpr char kEpilogRunnerFile[] = "epilog";
+
+// ---------------------------------------------------------------------------------
+// Finalizers.
+
+// On each SlurmCluster whose control plane the cluster-controller runs as pods: held
+// until its daemons have stopped in order (login, slurmrestd, slurmctld, slurmdbd, the
+// accounting database), so none is killed while another still needs it.
+inline constexpr char kTeardownFinalizer[] = "tidepool.dev/teardown";
 
 // ---------------------------------------------------------------------------------
 // Condition types.
@@ -119,6 +143,11 @@ inline constexpr char kLoginAppliedReason[] = "LoginApplied";
 // the generated host key Secret is not the cluster's.
 inline constexpr char kLoginUsersInvalidReason[] = "LoginUsersInvalid";
 inline constexpr char kHostKeysInvalidReason[] = "HostKeysInvalid";
+// The ordered teardown of a SlurmCluster being deleted (Ready False while it runs).
+inline constexpr char kTerminatingReason[] = "Terminating";
+inline constexpr char kStoppingComponentReason[] = "StoppingComponent";
+inline constexpr char kClaimsDeletedReason[] = "ClaimsDeleted";
+inline constexpr char kTeardownCompleteReason[] = "TeardownComplete";
 // nodeset-controller.
 inline constexpr char kInvalidSpecReason[] = "InvalidSpec";
 inline constexpr char kSuccessfulCreateReason[] = "SuccessfulCreate";
@@ -132,5 +161,8 @@ inline constexpr char kUndrainedReason[] = "Undrained";
 inline constexpr char kFailedUndrainReason[] = "FailedUndrain";
 inline constexpr char kSuccessfulDeleteReason[] = "SuccessfulDelete";
 inline constexpr char kFailedDeleteReason[] = "FailedDelete";
+// A ConfigMap the SlurmCluster names for prolog or epilog scripts does not exist: no
+// slurmd pod is created or replaced until it does (a pod would wait in ContainerCreating).
+inline constexpr char kScriptsConfigMapMissingReason[] = "ScriptsConfigMapMissing";
 
 }  // namespace tidepool::api

@@ -17,6 +17,7 @@
 #include "k8s/resource.h"
 #include "login_sync.h"
 #include "restapi_sync.h"
+#include "teardown.h"
 #include "tidepool/naming.h"
 #include "tidepool/node_view.h"
 #include "tidepool/pod_view.h"
@@ -141,7 +142,10 @@ ClusterController::ClusterController(k8s::Client& client,
       reconciler_(
           client, clusters_, clock, options_.field_manager,
           Steps(client, renderer, syncer, Informers(), events_, clock, options_, reconfigures_),
-          syncs_),
+          syncs_,
+          options_.control_plane == ControlPlane::kPods
+              ? std::make_unique<ClusterTeardown>(client, events_, clock, options_.field_manager)
+              : nullptr),
       runtime_(reconciler_, clock,
                {.name = "cluster",
                 .workers = options_.workers,

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "common/log.h"
+#include "teardown.h"
 #include "tidepool/resource_types.h"
 #include "tidepool/resources.h"
 
@@ -22,13 +23,17 @@ absl::Duration Sooner(absl::Duration a, absl::Duration b) {
 ClusterReconciler::ClusterReconciler(k8s::Client& client, k8s::Informer& clusters,
                                      common::Clock* clock, std::string field_manager,
                                      std::vector<std::unique_ptr<ClusterStep>> steps,
-                                     prometheus::Family<prometheus::Counter>& syncs)
+                                     prometheus::Family<prometheus::Counter>& syncs,
+                                     std::unique_ptr<ClusterTeardown> teardown)
     : client_(client),
       clusters_(clusters),
       clock_(clock),
       field_manager_(std::move(field_manager)),
       steps_(std::move(steps)),
-      syncs_(syncs) {}
+      syncs_(syncs),
+      teardown_(std::move(teardown)) {}
+
+ClusterReconciler::~ClusterReconciler() = default;
 
 absl::StatusOr<k8s::ReconcileResult> ClusterReconciler::Reconcile(const std::string& key) {
   // The runtime calls this only while leading and with synced caches.
@@ -40,6 +45,11 @@ absl::StatusOr<k8s::ReconcileResult> ClusterReconciler::Reconcile(const std::str
                          .spec = api::ParseSlurmCluster(cached->json)};
   if (absl::StatusOr<k8s::ObjectReference> ref = k8s::ReferenceTo(cached->json); ref.ok()) {
     cluster.ref = *std::move(ref);
+  }
+  if (teardown_ != nullptr) {
+    // Being deleted: nothing is applied any more; the daemons stop in order.
+    if (cached->meta.deleting) return teardown_->Advance(cluster);
+    if (absl::Status held = teardown_->EnsureFinalizer(cluster); !held.ok()) return held;
   }
   ClusterOutcome outcome{.generation = cached->meta.generation,
                          .config = {.applied_hash = cluster.status.config_hash}};

@@ -61,12 +61,18 @@ class ClusterStep {
                                                     ClusterOutcome& outcome) = 0;
 };
 
+class ClusterTeardown;  // teardown.h
+
 class ClusterReconciler : public k8s::Reconciler {
  public:
-  // Everything passed outlives the reconciler.
+  // Everything passed outlives the reconciler. With `teardown` (a control plane of pods),
+  // every cluster gets its finalizer and a cluster being deleted is torn down in order
+  // instead of synced.
   ClusterReconciler(k8s::Client& client, k8s::Informer& clusters, common::Clock* clock,
                     std::string field_manager, std::vector<std::unique_ptr<ClusterStep>> steps,
-                    prometheus::Family<prometheus::Counter>& syncs);
+                    prometheus::Family<prometheus::Counter>& syncs,
+                    std::unique_ptr<ClusterTeardown> teardown = nullptr);
+  ~ClusterReconciler() override;
 
   absl::StatusOr<k8s::ReconcileResult> Reconcile(const std::string& key) override;
 
@@ -79,6 +85,7 @@ class ClusterReconciler : public k8s::Reconciler {
   const std::string field_manager_;
   const std::vector<std::unique_ptr<ClusterStep>> steps_;
   prometheus::Family<prometheus::Counter>& syncs_;
+  const std::unique_ptr<ClusterTeardown> teardown_;
 };
 
 }  // namespace tidepool::cluster

@@ -11,10 +11,12 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "hook_runners.h"
 #include "node_attributes.h"
 #include "request_validation.h"
 #include "slurm/conf/content_hash.h"
 #include "slurm/conf/writers.h"
+#include "tidepool/contract.h"
 #include "tidepool/naming.h"
 #include "topology.h"
 
@@ -156,11 +158,12 @@ void FillControlPlane(const RenderRequest& request, slurm::SlurmConf& conf) {
     conf.accounting.host =
         Or(env.accounting_host(), absl::StrCat(cluster.metadata().name(), "-accounting"));
   }
+  // The runners (HookRunners) run the scripts in name order, which a glob would not.
   if (!spec.prolog().config_map().empty()) {
-    conf.prolog = absl::StrCat(Or(env.prolog_dir(), "/etc/slurm/prolog.d"), "/*");
+    conf.prolog = absl::StrCat(api::kHookRunnerDir, "/", api::kPrologRunnerFile);
   }
   if (!spec.epilog().config_map().empty()) {
-    conf.epilog = absl::StrCat(Or(env.epilog_dir(), "/etc/slurm/epilog.d"), "/*");
+    conf.epilog = absl::StrCat(api::kHookRunnerDir, "/", api::kEpilogRunnerFile);
   }
   conf.user_settings.insert(spec.slurm_config().begin(), spec.slurm_config().end());
   conf.extra_config = spec.extra_config();
@@ -313,6 +316,22 @@ absl::StatusOr<DerivedNodes> DeriveNodes(const RenderRequest& request, const Ren
   return derived;
 }
 
+// The prolog and epilog runners slurm.conf names (hook_runners.h), when the cluster has
+// scripts.
+void AddHookRunners(const RenderRequest& request,
+                    std::vector<std::pair<std::string, std::string>>& files) {
+  const auto& spec = request.cluster().spec();
+  const auto& env = request.environment();
+  if (!spec.prolog().config_map().empty()) {
+    files.emplace_back(api::kPrologRunnerFile,
+                       HookRunnerScript("prolog", Or(env.prolog_dir(), "/etc/slurm/prolog.d")));
+  }
+  if (!spec.epilog().config_map().empty()) {
+    files.emplace_back(api::kEpilogRunnerFile,
+                       HookRunnerScript("epilog", Or(env.epilog_dir(), "/etc/slurm/epilog.d")));
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<RenderResponse> Render(const RenderRequest& request) {
@@ -345,12 +364,13 @@ absl::StatusOr<RenderResponse> Render(const RenderRequest& request) {
   if (!topology_conf.ok()) return topology_conf.status();
 
   RenderResponse response;
-  const std::vector<std::pair<std::string, std::string>> files = {
+  std::vector<std::pair<std::string, std::string>> files = {
       {"slurm.conf", std::move(*slurm_conf)},
       {"gres.conf", std::move(*gres_conf)},
       {"topology.conf", std::move(*topology_conf)},
       {"cgroup.conf", slurm::WriteCgroupConf(cgroup)},
   };
+  AddHookRunners(request, files);
   for (const auto& [name, content] : files) {
     auto* file = response.add_files();
     file->set_name(name);

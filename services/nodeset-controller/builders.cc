@@ -82,6 +82,16 @@ void BuildMetadata(const rapidjson::Value* template_metadata, const rapidjson::D
   SetString(metadata["annotations"], api::kTemplateHashAnnotation, inputs.template_hash, a);
 }
 
+// The container named slurmd in the pod spec, nullptr when none.
+rapidjson::Value* SlurmdContainer(rapidjson::Value& spec) {
+  auto it = spec.FindMember("containers");
+  if (it == spec.MemberEnd() || !it->value.IsArray()) return nullptr;
+  for (rapidjson::Value& container : it->value.GetArray()) {
+    if (k8s::StringMember(container, "name") == kSlurmdContainer) return &container;
+  }
+  return nullptr;
+}
+
 // The slurmd container: the template's, or a new one when the template has none.
 absl::Status BuildSlurmdContainer(const PodInputs& inputs, rapidjson::Value& spec, Allocator& a) {
   rapidjson::Value* containers = nullptr;
@@ -116,14 +126,18 @@ absl::Status BuildSlurmdContainer(const PodInputs& inputs, rapidjson::Value& spe
   return MountClusterFiles(*slurmd, a);
 }
 
-// What the pod needs from its cluster on a real kubelet; not in the template hash.
+// What the pod needs from its cluster on a real kubelet; not in the template hash. Called
+// after BuildSlurmdContainer, so the slurmd container exists.
 absl::Status WireToCluster(const PodInputs& inputs, absl::string_view ns, rapidjson::Value& spec,
                            Allocator& a) {
   const ClusterWiring wiring{.cluster = inputs.cluster_name,
                              .ns = std::string(ns),
                              .munge_key_secret = inputs.munge_key_secret,
-                             .cluster_domain = inputs.cluster_domain};
+                             .cluster_domain = inputs.cluster_domain,
+                             .prolog_config_map = inputs.prolog_config_map,
+                             .epilog_config_map = inputs.epilog_config_map};
   if (absl::Status s = AddClusterVolumes(wiring, spec, a); !s.ok()) return s;
+  if (absl::Status s = AddScripts(wiring, spec, *SlurmdContainer(spec), a); !s.ok()) return s;
   AddComputeDns(wiring, spec, a);
   return absl::OkStatus();
 }

@@ -30,14 +30,17 @@ struct PodInputs {
   std::string cluster_name;      // spec.clusterRef.name
   std::string munge_key_secret;  // SlurmCluster spec.auth.mungeKeySecret, else generated
   std::string cluster_domain;    // the Kubernetes cluster's DNS domain (--cluster_domain)
+  // SlurmCluster spec.prolog.configMap / spec.epilog.configMap ("" when unset).
+  std::string prolog_config_map;
+  std::string epilog_config_map;
 };
 
 // The slurmd pod for one member Node: spec.template with our labels and the template
 // hash, pinned to the Node, hostname = Slurm name, the NodeSet's tolerations added, the
 // NodeSet as controller, wired to its cluster (cluster_wiring.h: config, munge key,
-// DNS). InvalidArgument (naming the field) when the template has containers but none
-// named slurmd, the slurmd container has no image and the cluster names no compute
-// image, or the template uses a volume name or mount path the wiring needs.
+// prolog and epilog scripts, DNS). InvalidArgument (naming the field) when the template has
+// containers but none named slurmd, the slurmd container has no image and the cluster names no
+// compute image, or the template uses a volume name or mount path the wiring needs.
 absl::StatusOr<std::string> BuildPod(const PodInputs& inputs);
 
 // A merge patch that sets the Node label keeping a Node's Slurm name.

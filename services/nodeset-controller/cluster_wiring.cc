@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "k8s/object_json.h"
+#include "tidepool/contract.h"
 #include "tidepool/naming.h"
 
 namespace tidepool::nodeset {
@@ -12,6 +13,8 @@ using Allocator = rapidjson::Document::AllocatorType;
 
 // The Secret's files readable by root only: the entrypoint (root) copies the key for munged.
 constexpr int kMungeKeyMode = 0400;
+// slurmd executes the scripts; nothing in them is secret.
+constexpr int kScriptMode = 0755;
 
 // object[key] as an array, created empty when missing or not an array.
 rapidjson::Value& ArrayMember(rapidjson::Value& object, const char* key, Allocator& a) {
@@ -62,6 +65,40 @@ rapidjson::Value UsersVolume(const ClusterWiring& wiring, Allocator& a) {
   rapidjson::Value volume(rapidjson::kObjectType);
   k8s::SetStringMember(volume, "name", kUsersVolume, a);
   volume.AddMember("configMap", config_map, a);
+  return volume;
+}
+
+rapidjson::Value ScriptsVolume(absl::string_view volume_name, absl::string_view config_map,
+                               Allocator& a) {
+  rapidjson::Value source(rapidjson::kObjectType);
+  k8s::SetStringMember(source, "name", config_map, a);
+  source.AddMember("defaultMode", kScriptMode, a);
+  rapidjson::Value volume(rapidjson::kObjectType);
+  k8s::SetStringMember(volume, "name", volume_name, a);
+  volume.AddMember("configMap", source, a);
+  return volume;
+}
+
+// Both runner files of the slurm-config ConfigMap, whether the cluster has scripts now or
+// not (an optional volume skips the keys the ConfigMap lacks).
+rapidjson::Value HookRunnersVolume(const ClusterWiring& wiring, Allocator& a) {
+  rapidjson::Value items(rapidjson::kArrayType);
+  auto add = [&](const char* file) {
+    rapidjson::Value item(rapidjson::kObjectType);
+    k8s::SetStringMember(item, "key", file, a);
+    k8s::SetStringMember(item, "path", file, a);
+    item.AddMember("mode", kScriptMode, a);
+    items.PushBack(item, a);
+  };
+  add(api::kPrologRunnerFile);
+  add(api::kEpilogRunnerFile);
+  rapidjson::Value source(rapidjson::kObjectType);
+  k8s::SetStringMember(source, "name", api::SlurmConfigMapName(wiring.cluster), a);
+  source.AddMember("items", items, a);
+  source.AddMember("optional", true, a);
+  rapidjson::Value volume(rapidjson::kObjectType);
+  k8s::SetStringMember(volume, "name", kHookRunnersVolume, a);
+  volume.AddMember("configMap", source, a);
   return volume;
 }
 
@@ -132,6 +169,50 @@ absl::Status MountClusterFiles(rapidjson::Value& slurmd, Allocator& allocator) {
   AddEnvUnlessSet(env, kMungeKeyEnv, absl::StrCat(kMungeKeyMountPath, "/", api::kMungeKeyFile),
                   allocator);
   AddEnvUnlessSet(env, kUsersDirEnv, kUsersMountPath, allocator);
+  return absl::OkStatus();
+}
+
+absl::Status AddScripts(const ClusterWiring& wiring, rapidjson::Value& pod_spec,
+                        rapidjson::Value& slurmd, Allocator& allocator) {
+  struct Scripts {
+    const char* field;
+    const std::string& config_map;
+    const char* volume;
+    const char* path;
+  };
+  const Scripts all[] = {{"prolog", wiring.prolog_config_map, kPrologVolume, kPrologMountPath},
+                         {"epilog", wiring.epilog_config_map, kEpilogVolume, kEpilogMountPath}};
+  // Every check before any change: a refused template leaves the pod spec as it was.
+  for (const Scripts& scripts : all) {
+    if (scripts.config_map.empty()) continue;
+    if (HasEntry(k8s::FindMember(pod_spec, "volumes"), "name", scripts.volume)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "spec.template.spec.volumes: the volume name \"", scripts.volume,
+          "\" is reserved for the SlurmCluster's spec.", scripts.field, ".configMap scripts"));
+    }
+    if (HasEntry(k8s::FindMember(slurmd, "volumeMounts"), "mountPath", scripts.path)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "spec.template.spec.containers[slurmd].volumeMounts: the path ", scripts.path,
+          " is reserved for the SlurmCluster's spec.", scripts.field, ".configMap scripts"));
+    }
+  }
+  if (HasEntry(k8s::FindMember(pod_spec, "volumes"), "name", kHookRunnersVolume) ||
+      HasEntry(k8s::FindMember(slurmd, "volumeMounts"), "mountPath", api::kHookRunnerDir)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "spec.template.spec: the volume name \"", kHookRunnersVolume, "\" and the path ",
+        api::kHookRunnerDir, " are reserved for the SlurmCluster's prolog/epilog runners"));
+  }
+  for (const Scripts& scripts : all) {
+    if (scripts.config_map.empty()) continue;
+    ArrayMember(pod_spec, "volumes", allocator)
+        .PushBack(ScriptsVolume(scripts.volume, scripts.config_map, allocator), allocator);
+    ArrayMember(slurmd, "volumeMounts", allocator)
+        .PushBack(ReadOnlyMount(scripts.volume, scripts.path, allocator), allocator);
+  }
+  ArrayMember(pod_spec, "volumes", allocator)
+      .PushBack(HookRunnersVolume(wiring, allocator), allocator);
+  ArrayMember(slurmd, "volumeMounts", allocator)
+      .PushBack(ReadOnlyMount(kHookRunnersVolume, api::kHookRunnerDir, allocator), allocator);
   return absl::OkStatus();
 }
 

@@ -104,8 +104,10 @@ std::string ProgressMessage(const Plan& plan) {
 Condition ProgressingCondition(const StatusInputs& inputs) {
   const Plan& plan = *inputs.plan;
   if (!inputs.pod_error.empty()) {
-    return MakeCondition(inputs, api::kProgressingCondition, false, "PodTemplateInvalid",
-                         inputs.pod_error);
+    return MakeCondition(
+        inputs, api::kProgressingCondition, false,
+        inputs.pod_error_reason.empty() ? "PodTemplateInvalid" : inputs.pod_error_reason,
+        inputs.pod_error);
   }
   if (plan.Settled()) {
     return MakeCondition(inputs, api::kProgressingCondition, false, "Reconciled",

@@ -21,6 +21,8 @@ struct StatusInputs {
   const PlanInput* observed = nullptr;
   const Plan* plan = nullptr;
   std::string pod_error;  // why pods cannot be built ("" when they can)
+  // The Progressing reason with pod_error ("" = PodTemplateInvalid).
+  std::string pod_error_reason;
   const tidepool::v1::NodeSetStatus* previous = nullptr;  // for lastTransitionTime
   absl::Time now;
 };

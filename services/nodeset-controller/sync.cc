@@ -35,13 +35,18 @@ class NodeSetSync {
     if (absl::Status s = Observe(); !s.ok()) return s;
     plan_ = PlanNodeSet(input_);
     LabelNodes();
-    CreatePods();
-    for (const PodDeletion& deletion : plan_.deletions) ProtectedDelete(deletion);
+    const bool scripts_ready = ScriptsConfigMapsPresent();
+    if (scripts_ready) CreatePods();
+    for (const PodDeletion& deletion : plan_.deletions) {
+      // A replacement could not be created: the outdated pod keeps serving its Node.
+      if (!scripts_ready && deletion.cause == DeletionCause::kUpdate) continue;
+      ProtectedDelete(deletion);
+    }
     ClearOurDrains();
     WriteStatus();
     if (!first_error_.ok()) return first_error_;
     SyncResult result;
-    if (!plan_.deletions.empty() || plan_.awaiting_replacement > 0) {
+    if (!plan_.deletions.empty() || plan_.awaiting_replacement > 0 || !scripts_ready) {
       result.requeue_after = context_.wait_requeue;
     }
     return result;
@@ -171,10 +176,45 @@ class NodeSetSync {
     absl::StatusOr<tidepool::v1::SlurmCluster> parsed = api::ParseSlurmCluster(cluster->json);
     if (!parsed.ok()) return inputs;
     inputs.compute_image = parsed->spec().images().compute();
+    inputs.prolog_config_map = parsed->spec().prolog().config_map();
+    inputs.epilog_config_map = parsed->spec().epilog().config_map();
     if (const std::string& named = parsed->spec().auth().munge_key_secret(); !named.empty()) {
       inputs.munge_key_secret = named;
     }
     return inputs;
+  }
+
+  // Whether pods may be created or replaced as far as the cluster's prolog and epilog
+  // ConfigMaps go. A pod mounting a missing one would wait in ContainerCreating with only a
+  // kubelet event to say why; instead nothing is created, the Progressing condition and a
+  // Warning event name the ConfigMap, running pods (and their jobs) stay, and the key is
+  // looked at again until it appears. Read only when something is to be created.
+  bool ScriptsConfigMapsPresent() {
+    const bool replacing = std::any_of(
+        plan_.deletions.begin(), plan_.deletions.end(),
+        [](const PodDeletion& deletion) { return deletion.cause == DeletionCause::kUpdate; });
+    if (plan_.creates.empty() && !replacing) return true;
+    const PodInputs inputs = ClusterPodInputs();
+    const std::pair<const char*, const std::string*> named[] = {
+        {"prolog", &inputs.prolog_config_map}, {"epilog", &inputs.epilog_config_map}};
+    for (const auto& [field, config_map] : named) {
+      if (config_map->empty()) continue;
+      absl::StatusOr<std::string> found =
+          context_.client->Get(k8s::ConfigMaps(), ns(), *config_map);
+      if (found.ok()) continue;
+      if (!absl::IsNotFound(found.status())) {
+        Fail(found.status());  // unknown: create nothing now, retry with backoff
+        return false;
+      }
+      pod_error_reason_ = api::kScriptsConfigMapMissingReason;
+      pod_error_ = absl::StrCat("ConfigMap ", ns(), "/", *config_map, " named in SlurmCluster ",
+                                inputs.cluster_name, " spec.", field,
+                                ".configMap does not exist; no slurmd pod is created or "
+                                "replaced until it does (running pods are kept)");
+      Event(EventType::kWarning, api::kScriptsConfigMapMissingReason, "Create", pod_error_);
+      return false;
+    }
+    return true;
   }
 
   void CreatePods() {
@@ -298,6 +338,7 @@ class NodeSetSync {
                        .observed = &input_,
                        .plan = &plan_,
                        .pod_error = pod_error_,
+                       .pod_error_reason = pod_error_reason_,
                        .previous = previous.ok() ? &*previous : nullptr,
                        .now = context_.clock->Now()});
     if (previous.ok() && SameStatus(status, *previous)) return;
@@ -314,6 +355,7 @@ class NodeSetSync {
   SlurmView slurm_view_;
   Plan plan_;
   std::string pod_error_;
+  std::string pod_error_reason_;
   absl::Status first_error_;
 };
 

@@ -3,7 +3,7 @@
 // Secret spec.login.sshKeysSecret names and use Slurm as usual; their jobs run as them
 // (uid 20000 on up, resolved by slurmctld and slurmd through the users ConfigMap). No one
 // else gets in, and a replaced login pod presents the same host key. The four services
-// run as processes beside the test (slurm_services.h); ssh and ssh-keyscan run on the
+// run as processes beside the test (tidepool_services.h); ssh and ssh-keyscan run on the
 // host, which reaches the Service's ClusterIP.
 #include <stdlib.h>
 
@@ -18,8 +18,8 @@
 #include "absl/strings/strip.h"
 #include "nodes/kubectl_helpers.h"
 #include "nodes/research_cluster.h"
-#include "nodes/slurm_services.h"
 #include "nodes/ssh_client.h"
+#include "nodes/tidepool_services.h"
 #include "support/eventually.h"
 #include "support/testenv.h"
 
@@ -65,7 +65,7 @@ TEST_CASE("users ssh into a SlurmCluster's login pods and run jobs as themselves
     INFO("Slurm " << tag);
     const std::string ns = absl::StrCat("login-", absl::StrReplaceAll(tag, {{".", "-"}}));
     EnsureNamespace(env, ns);
-    SlurmServices services(env, ns);
+    TidepoolServices services(env, ns);
     SshClient ssh;
     const std::string alice_key = ssh.NewKey("alice");
     ssh.NewKey("mallory");

@@ -20,8 +20,8 @@
 #include "absl/strings/strip.h"
 #include "nodes/kubectl_helpers.h"
 #include "nodes/research_cluster.h"
-#include "nodes/slurm_services.h"
 #include "nodes/ssh_client.h"
+#include "nodes/tidepool_services.h"
 #include "support/eventually.h"
 #include "support/testenv.h"
 
@@ -53,7 +53,7 @@ TEST_CASE("a SlurmCluster and a NodeSet applied become a Slurm cluster of pods t
     INFO("Slurm " << tag);
     const std::string ns = absl::StrCat("sc-", absl::StrReplaceAll(tag, {{".", "-"}}));
     EnsureNamespace(env, ns);
-    SlurmServices services(env, ns);
+    TidepoolServices services(env, ns);
     SshClient ssh;
     const std::string alice_key = ssh.NewKey("alice");
     const absl::Time applied = absl::Now();

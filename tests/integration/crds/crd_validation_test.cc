@@ -146,6 +146,8 @@ TEST_CASE("each service's role allows its job and refuses the rest") {
   CHECK(Can(*env, "nodeset-controller", "patch", "nodes"));
   CHECK_FALSE(Can(*env, "nodeset-controller", "update", "nodesets.tidepool.dev"));
   CHECK_FALSE(Can(*env, "nodeset-controller", "get", "secrets"));
+  CHECK(Can(*env, "nodeset-controller", "get", "configmaps"));  // prolog/epilog scripts
+  CHECK_FALSE(Can(*env, "nodeset-controller", "list", "configmaps"));
 
   CHECK(Can(*env, "cluster-controller", "create", "secrets"));
   CHECK(Can(*env, "cluster-controller", "update", "configmaps"));
@@ -155,7 +157,11 @@ TEST_CASE("each service's role allows its job and refuses the rest") {
   CHECK_FALSE(Can(*env, "cluster-controller", "delete", "pods"));
   CHECK(Can(*env, "cluster-controller", "patch", "pods"));
   CHECK(Can(*env, "cluster-controller", "create", "persistentvolumeclaims"));
-  CHECK_FALSE(Can(*env, "cluster-controller", "delete", "persistentvolumeclaims"));
+  // Only a teardown the user asked to take the claims too (tidepool.dev/delete-claims).
+  CHECK(Can(*env, "cluster-controller", "delete", "persistentvolumeclaims"));
+  CHECK(Can(*env, "cluster-controller", "patch", "slurmclusters.tidepool.dev"));  // finalizer
+  CHECK(Can(*env, "cluster-controller", "delete", "statefulsets.apps"));
+  CHECK(Can(*env, "cluster-controller", "delete", "deployments.apps"));
   CHECK(Can(*env, "cluster-controller", "create", "poddisruptionbudgets.policy"));
   CHECK_FALSE(Can(*env, "cluster-controller", "delete", "nodes"));
 

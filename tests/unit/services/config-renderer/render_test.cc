@@ -251,6 +251,32 @@ TEST_CASE("Render takes GPU device files from the environment's prefix") {
                           "Count=8\n"));
 }
 
+TEST_CASE("prolog and epilog run through runners that take the scripts in name order") {
+  tidepool::v1::RenderRequest request = TwoNodeSets();
+  *request.mutable_cluster() = Cluster(R"("prolog": {"configMap": "research-prolog"},
+      "epilog": {"configMap": "research-epilog"})");
+  const tidepool::v1::RenderResponse rendered = Render(request).value();
+  const std::string conf = FileOf(rendered, "slurm.conf");
+  CHECK(absl::StrContains(conf, "\nProlog=/etc/tidepool/hooks/prolog\n"));
+  CHECK(absl::StrContains(conf, "\nEpilog=/etc/tidepool/hooks/epilog\n"));
+  const std::string prolog = FileOf(rendered, "prolog");
+  CHECK(absl::StartsWith(prolog, "#!/bin/sh\n"));
+  CHECK(absl::StrContains(prolog, "export LC_ALL=C\nfor script in /etc/slurm/prolog.d/*; do\n"));
+  CHECK(absl::StrContains(prolog, "\"$script\" || exit\n"));
+  CHECK(absl::StrContains(FileOf(rendered, "epilog"), "/etc/slurm/epilog.d/*"));
+
+  SECTION("the environment moves the scripts' directory") {
+    request.mutable_environment()->set_prolog_dir("/site/prolog.d");
+    CHECK(absl::StrContains(FileOf(Render(request).value(), "prolog"), "/site/prolog.d/*"));
+  }
+  SECTION("without scripts there are no runners and no Prolog line") {
+    *request.mutable_cluster() = Cluster("");
+    const tidepool::v1::RenderResponse plain = Render(request).value();
+    CHECK(plain.files_size() == 4);
+    CHECK_FALSE(absl::StrContains(FileOf(plain, "slurm.conf"), "Prolog="));
+  }
+}
+
 }  // namespace
 }  // namespace tidepool::renderer
 

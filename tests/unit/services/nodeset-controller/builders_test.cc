@@ -1,6 +1,7 @@
 #include "builders.h"
 
 #include <catch2/catch_test_macros.hpp>
+#include <tuple>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -192,7 +193,7 @@ std::string EnvValue(const rapidjson::Document& pod, absl::string_view name) {
 TEST_CASE("the pod mounts the cluster's Slurm configuration, munge key and users") {
   const rapidjson::Document pod = Build(Inputs());
   const rapidjson::Value& volumes = pod["spec"]["volumes"];
-  REQUIRE(volumes.Size() == 3);
+  REQUIRE(volumes.Size() == 4);  // with the users and the prolog/epilog runners
   const rapidjson::Value* config = Named(volumes, "slurm-config");
   REQUIRE(config != nullptr);
   CHECK(k8s::StringMember((*config)["configMap"], "name") == "research-slurm-config");
@@ -207,7 +208,7 @@ TEST_CASE("the pod mounts the cluster's Slurm configuration, munge key and users
   CHECK(k8s::BoolMember((*users)["configMap"], "optional"));
 
   const rapidjson::Value& mounts = Slurmd(pod)["volumeMounts"];
-  REQUIRE(mounts.Size() == 3);
+  REQUIRE(mounts.Size() == 4);  // with the users and the prolog/epilog runners
   const rapidjson::Value* config_mount = Named(mounts, "slurm-config");
   REQUIRE(config_mount != nullptr);
   CHECK(k8s::StringMember(*config_mount, "mountPath") == "/etc/tidepool/slurm-config");
@@ -235,10 +236,10 @@ TEST_CASE("the template's volumes, mounts and env are kept, its own env values w
               {"name": "TIDEPOOL_MUNGE_KEY", "value": "/elsewhere/munge.key"}]}]})");
   const rapidjson::Document pod = Build(Inputs(node_set));
   const rapidjson::Value& volumes = pod["spec"]["volumes"];
-  REQUIRE(volumes.Size() == 4);
+  REQUIRE(volumes.Size() == 5);  // + config, munge key, users, prolog/epilog runners
   CHECK(k8s::StringMember(volumes[0], "name") == "scratch");
   const rapidjson::Value& mounts = Slurmd(pod)["volumeMounts"];
-  REQUIRE(mounts.Size() == 4);
+  REQUIRE(mounts.Size() == 5);
   CHECK(k8s::StringMember(mounts[0], "mountPath") == "/scratch");
   const rapidjson::Value& env = Slurmd(pod)["env"];
   CHECK(env.Size() == 4);
@@ -347,6 +348,104 @@ TEST_CASE("the cluster wiring leaves the template hash as it was") {
   const rapidjson::Document pod = Build(inputs);
   CHECK(k8s::StringMember(pod["metadata"]["annotations"], "tidepool.dev/template-hash") == hash);
   CHECK(TemplateHash(kNodeSet).value() == hash);
+}
+
+TEST_CASE(
+    "the cluster's prolog and epilog ConfigMaps are mounted executable where slurm.conf runs "
+    "them") {
+  PodInputs inputs = Inputs();
+  inputs.prolog_config_map = "research-prolog";
+  inputs.epilog_config_map = "research-epilog";
+  const rapidjson::Document pod = Build(inputs);
+  const rapidjson::Value& volumes = pod["spec"]["volumes"];
+  CHECK(volumes.Size() == 6);  // config, munge key, users, runners, prolog, epilog
+  for (const auto& [volume, config_map, path] :
+       {std::tuple{"slurm-prolog", "research-prolog", "/etc/slurm/prolog.d"},
+        std::tuple{"slurm-epilog", "research-epilog", "/etc/slurm/epilog.d"}}) {
+    INFO(volume);
+    const rapidjson::Value* scripts = Named(volumes, volume);
+    REQUIRE(scripts != nullptr);
+    CHECK(k8s::StringMember((*scripts)["configMap"], "name") == config_map);
+    CHECK(k8s::IntMember((*scripts)["configMap"], "defaultMode") == 0755);
+    const rapidjson::Value* mount = Named(Slurmd(pod)["volumeMounts"], volume);
+    REQUIRE(mount != nullptr);
+    CHECK(k8s::StringMember(*mount, "mountPath") == path);
+    CHECK(k8s::BoolMember(*mount, "readOnly"));
+  }
+}
+
+TEST_CASE("the runners slurm.conf names come executable from the slurm-config ConfigMap") {
+  PodInputs inputs = Inputs();
+  inputs.prolog_config_map = "research-prolog";
+  inputs.epilog_config_map = "research-epilog";
+  const rapidjson::Document pod = Build(inputs);
+  const rapidjson::Value* runners = Named(pod["spec"]["volumes"], "slurm-hook-runners");
+  REQUIRE(runners != nullptr);
+  const rapidjson::Value& source = (*runners)["configMap"];
+  CHECK(k8s::StringMember(source, "name") == "research-slurm-config");
+  // Optional: a config rendered before the cluster named scripts has no runner yet.
+  CHECK(k8s::BoolMember(source, "optional"));
+  REQUIRE(source["items"].Size() == 2);
+  CHECK(k8s::StringMember(source["items"][0], "key") == "prolog");
+  CHECK(k8s::StringMember(source["items"][0], "path") == "prolog");
+  CHECK(k8s::IntMember(source["items"][0], "mode") == 0755);
+  CHECK(k8s::StringMember(source["items"][1], "key") == "epilog");
+  const rapidjson::Value* mount = Named(Slurmd(pod)["volumeMounts"], "slurm-hook-runners");
+  REQUIRE(mount != nullptr);
+  CHECK(k8s::StringMember(*mount, "mountPath") == "/etc/tidepool/hooks");
+  CHECK(k8s::BoolMember(*mount, "readOnly"));
+}
+
+TEST_CASE("only the scripts the cluster names are mounted") {
+  SECTION("neither") {
+    const rapidjson::Document pod = Build(Inputs());
+    CHECK(Named(pod["spec"]["volumes"], "slurm-prolog") == nullptr);
+    CHECK(Named(pod["spec"]["volumes"], "slurm-epilog") == nullptr);
+    // The runners are there all the same: a later spec.prolog finds them in place.
+    CHECK(Named(pod["spec"]["volumes"], "slurm-hook-runners") != nullptr);
+    CHECK(Named(Slurmd(pod)["volumeMounts"], "slurm-hook-runners") != nullptr);
+  }
+  SECTION("an epilog alone") {
+    PodInputs inputs = Inputs();
+    inputs.epilog_config_map = "research-epilog";
+    const rapidjson::Document pod = Build(inputs);
+    CHECK(Named(pod["spec"]["volumes"], "slurm-prolog") == nullptr);
+    CHECK(Named(pod["spec"]["volumes"], "slurm-epilog") != nullptr);
+    CHECK(Named(Slurmd(pod)["volumeMounts"], "slurm-prolog") == nullptr);
+    CHECK(Named(Slurmd(pod)["volumeMounts"], "slurm-epilog") != nullptr);
+  }
+}
+
+TEST_CASE("a template using the scripts' volume names or mount paths is refused") {
+  const auto expect_refused = [](const std::string& node_set) {
+    PodInputs inputs = Inputs(node_set);
+    inputs.prolog_config_map = "research-prolog";
+    inputs.epilog_config_map = "research-epilog";
+    absl::StatusOr<std::string> pod = BuildPod(inputs);
+    REQUIRE_FALSE(pod.ok());
+    CHECK(absl::IsInvalidArgument(pod.status()));
+    CHECK(absl::StrContains(pod.status().message(), "spec.template.spec."));
+    CHECK(absl::StrContains(pod.status().message(), "log.configMap scripts"));
+  };
+  SECTION("a volume named slurm-prolog") {
+    expect_refused(
+        NodeSetWithTemplateSpec(R"({"volumes": [{"name": "slurm-prolog", "emptyDir": {}}]})"));
+  }
+  SECTION("a mount at the epilog directory") {
+    expect_refused(NodeSetWithTemplateSpec(
+        R"({"volumes": [{"name": "mine", "emptyDir": {}}], "containers": [{"name": "slurmd",
+            "volumeMounts": [{"name": "mine", "mountPath": "/etc/slurm/epilog.d"}]}]})"));
+  }
+}
+
+TEST_CASE("the prolog and epilog wiring leaves the template hash as it was") {
+  const std::string hash = TemplateHash(kNodeSet).value();
+  PodInputs inputs = Inputs();
+  inputs.prolog_config_map = "research-prolog";
+  inputs.epilog_config_map = "research-epilog";
+  Build(inputs);
+  CHECK(TemplateHash(kNodeSet).value() == hash);
+  CHECK(hash == "sha256:cae3e7f2e615135ecfe31630b65e63d1bf867fa616376b060a4718a4fa8fc886");
 }
 
 TEST_CASE("selector and Node label patch") {

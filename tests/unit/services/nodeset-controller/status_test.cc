@@ -133,6 +133,26 @@ TEST_CASE("a pod template that cannot be built stops progress with the reason") 
   CHECK(Find(status, "Progressing")->message() == "no image");
 }
 
+TEST_CASE("a missing prolog or epilog ConfigMap stops progress with its own reason") {
+  Scenario s;
+  s.slurm = Reachable({});
+  s.input = {.name_prefix = "n", .template_hash = kHash, .feasible = Feasible({"a"})};
+  s.input.slurm = &s.slurm;
+  s.plan = PlanNodeSet(s.input);
+  const NodeSetStatus status =
+      ComputeStatus({.node_set_name = "h100",
+                     .generation = 4,
+                     .observed = &s.input,
+                     .plan = &s.plan,
+                     .pod_error = "ConfigMap hpc/research-prolog named in SlurmCluster research "
+                                  "spec.prolog.configMap does not exist",
+                     .pod_error_reason = "ScriptsConfigMapMissing",
+                     .now = kNow});
+  CHECK(Find(status, "Progressing")->status() == "False");
+  CHECK(Find(status, "Progressing")->reason() == "ScriptsConfigMapMissing");
+  CHECK(absl::StrContains(Find(status, "Progressing")->message(), "hpc/research-prolog"));
+}
+
 TEST_CASE("lastTransitionTime moves only when a condition's status changes") {
   Scenario s = Mixed();
   const NodeSetStatus first = s.Compute();

@@ -1,0 +1,87 @@
+#include "nodes/tidepool_services.h"
+
+#include <catch2/catch_test_macros.hpp>
+#include <csignal>
+#include <cstdlib>
+
+#include "absl/strings/str_cat.h"
+#include "nodes/kubectl_helpers.h"
+#include "support/ports.h"
+
+namespace tidepool::testing {
+namespace {
+
+std::string Binary(const char* variable) {
+  const char* path = std::getenv(variable);
+  REQUIRE(path != nullptr);
+  return path;
+}
+
+}  // namespace
+
+TidepoolServices::TidepoolServices(const KubernetesEnv& env, const std::string& ns,
+                                   const std::string& cluster) {
+  const uint16_t renderer = FreeLoopbackPort().value();
+  const uint16_t syncer = FreeLoopbackPort().value();
+  const std::string kube = "--kubeconfig=" + env.kubeconfig;
+  Start("renderer", "TIDEPOOL_CONFIG_RENDERER", renderer, {});
+  Start("syncer", "TIDEPOOL_SLURM_SYNCER", syncer,
+        {kube, "--leader_elect=false", "--slurm_cluster=" + ns + "/" + cluster,
+         // The test runs on the host: it reaches the Service's ClusterIP, not its DNS name.
+         "--slurm_rest_address_from=service", "--slurm_jwt_key_refresh_interval=5s",
+         "--pod_namespace=" + ns, "--node_poll_interval=1s"});
+  const std::string to_syncer = absl::StrCat("--syncer_address=127.0.0.1:", syncer);
+  Start("nodeset-controller", "TIDEPOOL_NODESET_CONTROLLER", FreeLoopbackPort().value(),
+        {kube, "--leader_elect=false", "--watch_namespace=" + ns, to_syncer});
+  cluster_controller_args_ = {kube,
+                              "--leader_elect=false",
+                              "--watch_namespace=" + ns,
+                              to_syncer,
+                              absl::StrCat("--renderer_address=127.0.0.1:", renderer),
+                              "--cgroup_plugin=disabled",
+                              "--config_propagation_delay=2s",
+                              "--control_plane=pods"};
+  StartClusterController();
+}
+
+void TidepoolServices::KillClusterController() {
+  std::optional<ChildProcess>& process = processes_["cluster-controller"];
+  REQUIRE(process.has_value());
+  REQUIRE(process->Signal(SIGKILL).ok());
+  REQUIRE(process->WaitForExit(absl::Seconds(10)).ok());
+}
+
+void TidepoolServices::StartClusterController() {
+  Start("cluster-controller", "TIDEPOOL_CLUSTER_CONTROLLER", FreeLoopbackPort().value(),
+        cluster_controller_args_);
+}
+
+std::string TidepoolServices::Logs() const {
+  std::string all;
+  for (const auto& [name, process] : processes_) {
+    if (!process.has_value()) continue;
+    const std::string output = process->Output();
+    absl::StrAppend(&all, "--- ", name, " (last 3000 bytes)\n",
+                    output.substr(output.size() > 3000 ? output.size() - 3000 : 0), "\n");
+  }
+  return all;
+}
+
+void TidepoolServices::Start(const std::string& name, const char* binary, uint16_t grpc_port,
+                             std::vector<std::string> args) {
+  args.insert(args.begin(), {"--listen_address=127.0.0.1", absl::StrCat("--grpc_port=", grpc_port),
+                             absl::StrCat("--http_port=", FreeLoopbackPort().value())});
+  absl::StatusOr<ChildProcess> process = ChildProcess::Spawn(Binary(binary), args);
+  REQUIRE(process.ok());
+  processes_[name].emplace(*std::move(process));
+}
+
+ReleaseNamespaceOnExit::~ReleaseNamespaceOnExit() {
+  if (TryKubectl(env, {"-n", ns, "get", "slurmcluster", "research", "-o", "name"}).has_value()) {
+    TryKubectl(env, {"-n", ns, "patch", "slurmcluster", "research", "--type=merge", "-p",
+                     R"({"metadata":{"finalizers":null}})"});
+  }
+  TryKubectl(env, {"delete", "namespace", ns, "--wait=true", "--timeout=120s"});
+}
+
+}  // namespace tidepool::testing

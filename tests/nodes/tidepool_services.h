@@ -1,0 +1,45 @@
+#pragma once
+// The four services as processes beside a real-node test, for one namespace's SlurmCluster
+// (config-renderer, slurm-syncer reaching the cluster's slurmrestd through its Service,
+// nodeset-controller, cluster-controller with a control plane of pods); stopped when this
+// goes. The cluster-controller can be killed and started again alone (restart tests).
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "support/child_process.h"
+#include "support/testenv.h"
+
+namespace tidepool::testing {
+
+class TidepoolServices {
+ public:
+  TidepoolServices(const KubernetesEnv& env, const std::string& ns,
+                   const std::string& cluster = "research");
+
+  // SIGKILL: no clean shutdown, as when a node dies.
+  void KillClusterController();
+  void StartClusterController();
+
+  // The last 3000 bytes of each service's output.
+  std::string Logs() const;
+
+ private:
+  void Start(const std::string& name, const char* binary, uint16_t grpc_port,
+             std::vector<std::string> args);
+
+  std::vector<std::string> cluster_controller_args_;
+  std::map<std::string, std::optional<ChildProcess>> processes_;
+};
+
+// Deletes the namespace when it goes, first releasing the SlurmCluster "research" from the
+// teardown finalizer should it still be there: a test that fails (or a controller gone)
+// must not leave the namespace stuck on it.
+struct ReleaseNamespaceOnExit {
+  ~ReleaseNamespaceOnExit();
+  const KubernetesEnv& env;
+  std::string ns;
+};
+
+}  // namespace tidepool::testing
