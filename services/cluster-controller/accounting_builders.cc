@@ -80,9 +80,13 @@ void WriteDataClaimTemplate(JsonWriter& w, const v1::SlurmCluster& cluster) {
   w.Key("volumeClaimTemplates");
   w.StartArray();
   w.StartObject();
+  // Labelled like everything of the cluster, so that the teardown finds the claim when
+  // asked to delete claims (tidepool.dev/delete-claims).
   w.Key("metadata");
   w.StartObject();
   k8s::WriteStringMember(w, "name", "data");
+  w.Key("labels");
+  WriteComponentLabels(w, cluster, api::kAccountingDatabaseComponent);
   w.EndObject();
   w.Key("spec");
   w.StartObject();

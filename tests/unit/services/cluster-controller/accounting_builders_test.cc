@@ -151,6 +151,7 @@ TEST_CASE("the managed database is one non-root MariaDB keeping its data on a cl
   CHECK(IntAt(pod, {"volumes", "0", "secret", "defaultMode"}) == 0440);
   const rapidjson::Value& claim = *At(set, {"spec", "volumeClaimTemplates", "0"});
   CHECK(StringAt(claim, {"metadata", "name"}) == "data");
+  CHECK(StringAt(claim, {"metadata", "labels", "tidepool.dev/cluster"}) == "research");
   CHECK(StringAt(claim, {"spec", "resources", "requests", "storage"}) == "20Gi");
   // The claim outlives the StatefulSet: no whenDeleted retention policy is asked for.
   CHECK(At(set, {"spec", "persistentVolumeClaimRetentionPolicy"}) == nullptr);
