@@ -104,6 +104,10 @@ std::string DeploymentBody(const v1::SlurmCluster& cluster, const DeploymentShap
     w.StartObject();
     w.Key("enableServiceLinks");
     w.Bool(false);
+    if (shape.termination_grace_seconds > 0) {
+      w.Key("terminationGracePeriodSeconds");
+      w.Int(shape.termination_grace_seconds);
+    }
     pod_spec(w);
     w.EndObject();
     w.EndObject();

@@ -46,6 +46,7 @@ struct DeploymentShape {
   absl::string_view component;
   int replicas = 1;
   bool recreate = false;
+  int termination_grace_seconds = 0;  // 0: Kubernetes' default (30 s)
 };
 std::string DeploymentBody(const v1::SlurmCluster& cluster, const DeploymentShape& shape,
                            const std::function<void(k8s::JsonWriter&)>& pod_spec);

@@ -74,7 +74,10 @@ std::string RestApiDeploymentBody(const RestApiInputs& inputs) {
   return DeploymentBody(cluster,
                         {.name = api::RestApiName(cluster.metadata().name()),
                          .component = api::kSlurmrestdComponent,
-                         .replicas = RestApiReplicas(cluster).value_or(1)},
+                         .replicas = RestApiReplicas(cluster).value_or(1),
+                         // Stateless, and it waits for its clients' keep-alive connections
+                         // to close: seen taking the whole default 30 s to stop.
+                         .termination_grace_seconds = 5},
                         [&](JsonWriter& w) {
                           w.Key("containers");
                           w.StartArray();

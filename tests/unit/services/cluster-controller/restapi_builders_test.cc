@@ -41,6 +41,7 @@ TEST_CASE("slurmrestd runs unprivileged with JWT auth, the config and the munge 
   CHECK(StringAt(container, {"env", "2", "name"}) == "TIDEPOOL_RUN_AS");
   CHECK(StringAt(container, {"env", "2", "value"}) == "slurmrest");
   CHECK(IntAt(container, {"readinessProbe", "tcpSocket", "port"}) == 6820);
+  CHECK(IntAt(pod, {"terminationGracePeriodSeconds"}) == 5);
   CHECK(StringAt(pod, {"volumes", "0", "configMap", "name"}) == "research-slurm-config");
   CHECK(StringAt(pod, {"volumes", "1", "secret", "secretName"}) == "mk");
   // slurmrestd verifies no token itself: the JWT key stays with slurmctld.
