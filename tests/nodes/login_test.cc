@@ -148,7 +148,15 @@ TEST_CASE("users ssh into a SlurmCluster's login pods and run jobs as themselves
     }
 
     // A replaced login pod presents the same host key: known_hosts stay valid.
-    const std::string host_key = HostKeys(ip);
+    // Polled: sshd (OpenSSH >= 9.8) turns a source away for a few seconds after the failed
+    // logins above (PerSourcePenalties), and all of the host's connections are one source.
+    std::string host_key;
+    (void)PollUntil(
+        [&] {
+          host_key = HostKeys(ip);
+          return !host_key.empty();
+        },
+        absl::Seconds(60), absl::Seconds(2));
     INFO("host keys: " << host_key);
     REQUIRE(!host_key.empty());
     CHECK(absl::StartsWith(host_key, ip + " ecdsa-sha2-nistp256 "));  // the cluster's, alone

@@ -131,7 +131,9 @@ TEST_CASE("deleting a SlurmCluster stops slurmrestd then slurmctld and keeps the
                             if (s.controller_going && s.restapi_pods) out_of_order = true;
                             if (Condition(env, ns, "Ready", "reason") == "Terminating") {
                               saw_terminating = true;
-                              terminating_message = Condition(env, ns, "Ready", "message");
+                              // Read apart from the reason: the cluster may be gone by now.
+                              const std::string message = Condition(env, ns, "Ready", "message");
+                              if (!message.empty()) terminating_message = message;
                             }
                             if (!restarted && s.restapi_going) {
                               // Mid-teardown: the controller dies; nothing moves on while
