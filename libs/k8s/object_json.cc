@@ -37,6 +37,15 @@ std::string StringMember(const rapidjson::Value& object, const char* key) {
   return std::string(value->GetString(), value->GetStringLength());
 }
 
+std::string AnnotationOf(absl::string_view object_json, const char* key) {
+  absl::StatusOr<rapidjson::Document> doc = ParseJsonObject(object_json, "object");
+  if (!doc.ok()) return "";
+  const rapidjson::Value* metadata = FindMember(*doc, "metadata");
+  const rapidjson::Value* annotations =
+      metadata != nullptr ? FindMember(*metadata, "annotations") : nullptr;
+  return annotations != nullptr ? StringMember(*annotations, key) : "";
+}
+
 int64_t IntMember(const rapidjson::Value& object, const char* key) {
   const rapidjson::Value* value = FindMember(object, key);
   return value != nullptr && value->IsInt64() ? value->GetInt64() : 0;

@@ -24,6 +24,8 @@ const rapidjson::Value* FindMember(const rapidjson::Value& object, const char* k
 std::string StringMember(const rapidjson::Value& object, const char* key);
 int64_t IntMember(const rapidjson::Value& object, const char* key);
 bool BoolMember(const rapidjson::Value& object, const char* key);
+// metadata.annotations[key] of an object's JSON; "" when unreadable or absent.
+std::string AnnotationOf(absl::string_view object_json, const char* key);
 // object[key], created as an empty JSON object when missing or not an object.
 rapidjson::Value& ObjectMember(rapidjson::Value& object, const char* key,
                                rapidjson::Document::AllocatorType& allocator);

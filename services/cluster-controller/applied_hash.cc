@@ -17,12 +17,7 @@ absl::StatusOr<std::string> StampAppliedHash(absl::string_view body) {
 }
 
 std::string AppliedHashOf(absl::string_view object_json) {
-  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(object_json, "object");
-  if (!doc.ok()) return "";
-  const rapidjson::Value* metadata = k8s::FindMember(*doc, "metadata");
-  const rapidjson::Value* annotations =
-      metadata != nullptr ? k8s::FindMember(*metadata, "annotations") : nullptr;
-  return annotations != nullptr ? k8s::StringMember(*annotations, api::kAppliedHashAnnotation) : "";
+  return k8s::AnnotationOf(object_json, api::kAppliedHashAnnotation);
 }
 
 }  // namespace tidepool::cluster

@@ -14,15 +14,6 @@ namespace {
 
 using k8s::JsonWriter;
 
-std::string Annotation(absl::string_view config_map_json, const char* key) {
-  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(config_map_json, "ConfigMap");
-  if (!doc.ok()) return "";
-  const rapidjson::Value* metadata = k8s::FindMember(*doc, "metadata");
-  const rapidjson::Value* annotations =
-      metadata != nullptr ? k8s::FindMember(*metadata, "annotations") : nullptr;
-  return annotations != nullptr ? k8s::StringMember(*annotations, key) : "";
-}
-
 }  // namespace
 
 std::string ConfigMapApplyBody(const v1::SlurmCluster& cluster, const v1::RenderResponse& rendered,
@@ -56,11 +47,11 @@ std::string ConfigHashAnnotationPatch(absl::string_view hash) {
 }
 
 std::string ConfigMapHash(absl::string_view config_map_json) {
-  return Annotation(config_map_json, api::kConfigHashAnnotation);
+  return k8s::AnnotationOf(config_map_json, api::kConfigHashAnnotation);
 }
 
 std::optional<absl::Time> ConfigMapWrittenAt(absl::string_view config_map_json) {
-  const std::string text = Annotation(config_map_json, api::kConfigWrittenAtAnnotation);
+  const std::string text = k8s::AnnotationOf(config_map_json, api::kConfigWrittenAtAnnotation);
   if (text.empty()) return std::nullopt;
   absl::StatusOr<absl::Time> time = k8s::ParseApiTime(text);
   if (!time.ok()) return std::nullopt;

@@ -27,15 +27,6 @@ std::string ComponentOf(const k8s::ObjectMeta& meta) {
   return it != meta.labels.end() ? it->second : "";
 }
 
-std::string AnnotationOf(absl::string_view object_json, const char* key) {
-  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(object_json, "object");
-  if (!doc.ok()) return "";
-  const rapidjson::Value* metadata = k8s::FindMember(*doc, "metadata");
-  const rapidjson::Value* annotations =
-      metadata != nullptr ? k8s::FindMember(*metadata, "annotations") : nullptr;
-  return annotations != nullptr ? k8s::StringMember(*annotations, key) : "";
-}
-
 }  // namespace
 
 ClusterTeardown::ClusterTeardown(k8s::Client& client, k8s::EventRecorder& events,
@@ -111,7 +102,7 @@ absl::StatusOr<TeardownObservation> ClusterTeardown::Observe(const ClusterContex
     if (meta.ok()) observed.pods.push_back({.name = meta->name, .component = ComponentOf(*meta)});
   }
   observed.delete_claims =
-      DeleteClaimsRequested(AnnotationOf(cluster.cluster->json, api::kDeleteClaimsAnnotation));
+      DeleteClaimsRequested(k8s::AnnotationOf(cluster.cluster->json, api::kDeleteClaimsAnnotation));
   if (!observed.delete_claims) return observed;
   absl::StatusOr<k8s::ListResult> claims =
       client_.ListAll(k8s::PersistentVolumeClaims(), ns, by_cluster);
