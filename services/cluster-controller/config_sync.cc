@@ -8,6 +8,7 @@
 #include "common/log.h"
 #include "config_builders.h"
 #include "k8s/resource.h"
+#include "loaded_config.h"
 #include "tidepool/contract.h"
 #include "tidepool/naming.h"
 #include "tidepool/node_view.h"
@@ -112,7 +113,7 @@ absl::StatusOr<k8s::ReconcileResult> ConfigStep::Sync(const ClusterContext& clus
   if (!written_at.ok()) return written_at.status();
   if (outcome.applied_hash == outcome.rendered_hash) return k8s::ReconcileResult{};
   absl::StatusOr<k8s::ReconcileResult> result =
-      ReconfigureWhenPropagated(cluster, *written_at, outcome);
+      ReconfigureWhenPropagated(cluster, *written_at, *rendered, outcome);
   if (!result.ok()) cluster_outcome.report_error = true;
   return result;
 }
@@ -171,20 +172,79 @@ void ConfigStep::NudgeControllerPods(const k8s::CachedObject& cluster, const std
 }
 
 absl::StatusOr<k8s::ReconcileResult> ConfigStep::ReconfigureWhenPropagated(
-    const ClusterContext& cluster, std::optional<absl::Time> written_at, ConfigOutcome& outcome) {
+    const ClusterContext& cluster, std::optional<absl::Time> written_at,
+    const v1::RenderResponse& rendered, ConfigOutcome& outcome) {
   const absl::Duration wait =
       ReconfigureWait(written_at, options_.propagation_delay, clock_->Now());
   if (wait > absl::ZeroDuration()) return k8s::ReconcileResult{.requeue_after = wait};
-  absl::Status reconfigured = Reconfigure(absl::StrCat(
-      cluster.key, ": config ", cluster.status.config_hash, " -> ", outcome.rendered_hash));
-  if (!reconfigured.ok()) {
+  if (absl::Status reconfigured = ReconfigureOnce(cluster, outcome.rendered_hash);
+      !reconfigured.ok()) {
     outcome.reconfigure_error = std::string(reconfigured.message());
     return reconfigured;  // retried with backoff, after the status says why
   }
+  if (!options_.verify_loaded) {
+    MarkApplied(cluster, outcome, "Slurm reconfigured with ");
+    return k8s::ReconcileResult{};
+  }
+  return CheckLoaded(cluster, rendered, outcome);
+}
+
+absl::Status ConfigStep::ReconfigureOnce(const ClusterContext& cluster, const std::string& hash) {
+  const absl::Time now = clock_->Now();
+  std::optional<Reconfigured> last;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = reconfigured_.find(cluster.key);
+    if (it != reconfigured_.end() && it->second.hash == hash) last = it->second;
+  }
+  if (last.has_value() && now - last->at < options_.load_timeout) return absl::OkStatus();
+  if (last.has_value()) {
+    Event(cluster, k8s::EventType::kWarning, "ConfigNotLoaded", "Reconfigure",
+          absl::StrCat("slurmctld did not load ", hash, " within ",
+                       absl::FormatDuration(options_.load_timeout),
+                       " of the reconfigure; reconfiguring again: ", last->mismatch));
+  }
+  absl::Status reconfigured =
+      Reconfigure(absl::StrCat(cluster.key, ": config ", cluster.status.config_hash, " -> ", hash));
+  if (!reconfigured.ok()) return reconfigured;
+  absl::MutexLock lock(&mu_);
+  reconfigured_[cluster.key] = {.hash = hash, .at = now};
+  return absl::OkStatus();
+}
+
+k8s::ReconcileResult ConfigStep::CheckLoaded(const ClusterContext& cluster,
+                                             const v1::RenderResponse& rendered,
+                                             ConfigOutcome& outcome) {
+  v1::GetNodesRequest request;
+  request.set_fresh(true);
+  absl::StatusOr<v1::GetNodesResponse> listed = syncer_.GetNodes(request);
+  std::optional<std::string> mismatch =
+      listed.ok() ? LoadedConfigMismatch(rendered.loaded_nodes(), listed->nodes())
+                  : absl::StrCat("cannot list slurmctld's nodes: ", listed.status().message());
+  if (!mismatch.has_value()) {
+    MarkApplied(cluster, outcome, "slurmctld runs on ");
+    return k8s::ReconcileResult{};
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = reconfigured_.find(cluster.key);
+    if (it != reconfigured_.end()) it->second.mismatch = *mismatch;
+  }
+  outcome.load_pending = absl::StrCat("reconfigured; slurmctld has not loaded ",
+                                      outcome.rendered_hash, " yet: ", *mismatch);
+  return k8s::ReconcileResult{.requeue_after = options_.load_recheck};
+}
+
+void ConfigStep::MarkApplied(const ClusterContext& cluster, ConfigOutcome& outcome,
+                             absl::string_view how) {
+  {
+    absl::MutexLock lock(&mu_);
+    reconfigured_.erase(cluster.key);
+  }
   outcome.applied_hash = outcome.rendered_hash;
+  outcome.load_pending.clear();
   Event(cluster, k8s::EventType::kNormal, api::kReconfiguredReason, "Reconfigure",
-        absl::StrCat("Slurm reconfigured with ", outcome.rendered_hash));
-  return k8s::ReconcileResult{};
+        absl::StrCat(how, outcome.rendered_hash));
 }
 
 }  // namespace tidepool::cluster

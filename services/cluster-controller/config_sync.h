@@ -4,12 +4,17 @@
 // them → Render on config-renderer → the "<cluster>-slurm-config" ConfigMap → once the
 // files had time to reach the Slurm controller (counted from the write time kept on the
 // ConfigMap), Reconfigure through the syncer. Unchanged input renders the same hash and
-// touches neither the ConfigMap nor Slurm.
+// touches neither the ConfigMap nor Slurm. Where Tidepool runs slurmctld, the hash counts
+// as applied only once slurmctld lists the rendered nodes (loaded_config.h); a reconfigure
+// it did not take within load_timeout is sent again.
 
 #include <string>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/clock.h"
 #include "k8s/client.h"
@@ -28,6 +33,9 @@ struct ConfigStepOptions {
   absl::Duration propagation_delay = absl::Seconds(5);
   absl::Duration rpc_timeout = absl::Seconds(20);
   std::string field_manager;
+  bool verify_loaded = false;
+  absl::Duration load_recheck = absl::Seconds(2);
+  absl::Duration load_timeout = absl::Seconds(30);
 };
 
 class ConfigStep : public ClusterStep {
@@ -58,7 +66,14 @@ class ConfigStep : public ClusterStep {
   void NudgeControllerPods(const k8s::CachedObject& cluster, const std::string& hash);
   // Reconfigures once the ConfigMap had time to propagate.
   absl::StatusOr<k8s::ReconcileResult> ReconfigureWhenPropagated(
-      const ClusterContext& cluster, std::optional<absl::Time> written_at, ConfigOutcome& outcome);
+      const ClusterContext& cluster, std::optional<absl::Time> written_at,
+      const v1::RenderResponse& rendered, ConfigOutcome& outcome);
+  // Reconfigures unless a reconfigure for this hash is younger than load_timeout.
+  absl::Status ReconfigureOnce(const ClusterContext& cluster, const std::string& hash);
+  // Applied when slurmctld lists the rendered nodes; otherwise a recheck soon.
+  k8s::ReconcileResult CheckLoaded(const ClusterContext& cluster,
+                                   const v1::RenderResponse& rendered, ConfigOutcome& outcome);
+  void MarkApplied(const ClusterContext& cluster, ConfigOutcome& outcome, absl::string_view how);
   absl::Status Reconfigure(const std::string& cause);
   void Event(const ClusterContext& cluster, k8s::EventType type, absl::string_view reason,
              absl::string_view action, absl::string_view note);
@@ -71,6 +86,15 @@ class ConfigStep : public ClusterStep {
   common::Clock* const clock_;
   const ConfigStepOptions options_;
   prometheus::Family<prometheus::Counter>& reconfigures_;
+
+  struct Reconfigured {
+    std::string hash;
+    absl::Time at;
+    std::string mismatch;  // the last check's
+  };
+  absl::Mutex mu_;
+  // Cluster key → the reconfigure whose load is being checked.
+  absl::flat_hash_map<std::string, Reconfigured> reconfigured_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace tidepool::cluster

@@ -85,6 +85,9 @@ k8s::Condition Ready(const ClusterOutcome& outcome, const std::vector<k8s::Condi
     return {api::kReadyCondition, "False", "ReconfigureFailed",
             o.reconfigure_error,  "",      generation};
   }
+  if (!o.load_pending.empty()) {
+    return {api::kReadyCondition, "False", "ConfigNotLoaded", o.load_pending, "", generation};
+  }
   return {api::kReadyCondition,
           "False",
           "ConfigPropagating",

@@ -21,6 +21,8 @@ struct ConfigOutcome {
   std::string rendered_hash;  // the ConfigMap's
   std::string applied_hash;   // what Slurm was last reconfigured with (status.configHash)
   std::string reconfigure_error;
+  // Reconfigured, but slurmctld does not show the rendered nodes yet: what differs.
+  std::string load_pending;
   int nodes = 0;
   int partitions = 0;
 };

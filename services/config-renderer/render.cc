@@ -332,6 +332,25 @@ void AddHookRunners(const RenderRequest& request,
   }
 }
 
+// What slurmctld will list for each node once it runs on these files.
+void AddLoadedNodes(const slurm::SlurmConf& conf, RenderResponse& response) {
+  absl::flat_hash_map<absl::string_view, std::vector<std::string>> partitions_of;
+  for (const slurm::PartitionConfig& partition : conf.partitions) {
+    for (const std::string& node : partition.nodes) partitions_of[node].push_back(partition.name);
+  }
+  response.mutable_loaded_nodes()->Reserve(static_cast<int>(conf.nodes.size()));
+  for (const slurm::NodeConfig& node : conf.nodes) {
+    tidepool::v1::LoadedNode* loaded = response.add_loaded_nodes();
+    loaded->set_name(node.name);
+    loaded->set_cpus(node.cpus);
+    loaded->set_real_memory_mib(node.real_memory_mib);
+    auto it = partitions_of.find(node.name);
+    if (it == partitions_of.end()) continue;
+    std::sort(it->second.begin(), it->second.end());
+    for (const std::string& partition : it->second) loaded->add_partitions(partition);
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<RenderResponse> Render(const RenderRequest& request) {
@@ -380,6 +399,7 @@ absl::StatusOr<RenderResponse> Render(const RenderRequest& request) {
   for (std::string& warning : warnings) response.add_warnings(std::move(warning));
   response.set_nodes(static_cast<int32_t>(conf.nodes.size()));
   response.set_partitions(static_cast<int32_t>(conf.partitions.size()));
+  AddLoadedNodes(conf, response);
   return response;
 }
 

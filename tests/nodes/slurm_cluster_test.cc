@@ -98,6 +98,14 @@ TEST_CASE("a SlurmCluster and a NodeSet applied become a Slurm cluster of pods t
     REQUIRE(ready);
     WARN("apply -> Ready (slurmdbd, its database and login too): "
          << absl::FormatDuration(absl::Now() - applied));
+    // Ready means slurmctld lists the rendered nodes, not only that a reconfigure was sent.
+    const std::string config_hash = MustKubectl(
+        env, {"-n", ns, "get", "slurmcluster", "research", "-o", "jsonpath={.status.configHash}"});
+    const std::string reconfigured_events =
+        MustKubectl(env, {"-n", ns, "get", "events", "--field-selector", "reason=Reconfigured",
+                          "-o", "jsonpath={.items[*].message}"});
+    INFO("Reconfigured events: " << reconfigured_events);
+    CHECK(absl::StrContains(reconfigured_events, absl::StrCat("slurmctld runs on ", config_hash)));
 
     // A user of the cluster logs in through the login Service and submits as themselves.
     const std::string login_ip(absl::StripAsciiWhitespace(MustKubectl(

@@ -28,6 +28,13 @@ TEST_CASE("status says rendered and applied, or why not") {
   pending.config.applied_hash = "sha256:a";
   CHECK(absl::StrContains(StatusPatch(pending, {}, now),
                           R"("type":"Ready","status":"False","reason":"ConfigPropagating")"));
+  ClusterOutcome not_loaded = pending;
+  not_loaded.config.load_pending =
+      "reconfigured; slurmctld has not loaded sha256:b yet: slurmctld does not list cpu-03";
+  patch = StatusPatch(not_loaded, {}, now);
+  CHECK(absl::StrContains(patch, R"("type":"Ready","status":"False","reason":"ConfigNotLoaded")"));
+  CHECK(absl::StrContains(patch, "slurmctld does not list cpu-03"));
+  CHECK(absl::StrContains(patch, R"("configHash":"sha256:a")"));
   pending.config.reconfigure_error = "slurm-syncer Reconfigure: connection refused";
   CHECK(absl::StrContains(StatusPatch(pending, {}, now), "ReconfigureFailed"));
 

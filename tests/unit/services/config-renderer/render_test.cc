@@ -4,6 +4,8 @@
 #include <catch2/catch_test_macros.hpp>
 #include <functional>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "request_fixture.h"
@@ -71,6 +73,23 @@ TEST_CASE("Render derives node lines, partitions and GRES from the request") {
   CHECK(response->nodes() == 5);
   CHECK(response->partitions() == 2);
   CHECK(response->config_hash().rfind("sha256:", 0) == 0);
+}
+
+TEST_CASE("Render lists each node as slurmctld will describe it after loading the files") {
+  auto response = Render(TwoNodeSets());
+  REQUIRE(response.ok());
+  REQUIRE(response->loaded_nodes_size() == 5);
+  const tidepool::v1::LoadedNode& h100 = response->loaded_nodes(0);
+  CHECK(h100.name() == "gpu-h100-01");
+  CHECK(h100.cpus() == 64);
+  CHECK(h100.real_memory_mib() == 258048);
+  CHECK(std::vector<std::string>(h100.partitions().begin(), h100.partitions().end()) ==
+        std::vector<std::string>{"all", "gpu"});
+  const tidepool::v1::LoadedNode& h200 = response->loaded_nodes(4);
+  CHECK(h200.name() == "gpu-h200-01");
+  CHECK(h200.cpus() == 32);
+  CHECK(std::vector<std::string>(h200.partitions().begin(), h200.partitions().end()) ==
+        std::vector<std::string>{"all"});
 }
 
 TEST_CASE("Render output and hash do not depend on the order of members and NodeSets") {
