@@ -2,10 +2,18 @@
 // for the newest Slurm version the nodes carry (SlurmTags): config-renderer and
 // cluster-controller run as processes beside the test, the slurmctld pod from the
 // project's image. No slurm-syncer runs, so Ready stays False (reconfigure cannot be asked for);
-// what is checked is what the controller step builds and that slurmctld keeps its state.
+// what is checked is what the controller step builds, and that with two replicas the backup
+// shares the primary's state (a ReadWriteMany claim) and takes over when the primary is silent.
+#include <signal.h>
+#include <sys/types.h>
+
 #include <catch2/catch_test_macros.hpp>
+#include <cctype>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -14,6 +22,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 #include "nodes/kubectl_helpers.h"
+#include "nodes/tidepool_services.h"
 #include "support/child_process.h"
 #include "support/eventually.h"
 #include "support/http_get.h"
@@ -68,7 +77,9 @@ spec:
                       kCluster, R"(
   images: {controller: "localhost/tidepool/slurmctld:)",
                       tag, R"(", restApi: "localhost/tidepool/slurmrestd:)", tag, R"("}
-  controller: {stateSave: {size: 1Gi}}
+  controller: {replicas: 2, stateSave: {size: 1Gi}}
+  # The backup takes over after the primary is silent this long (default 120 s).
+  slurmConfig: {SlurmctldTimeout: "10"}
 )");
 }
 
@@ -81,8 +92,9 @@ std::string Conditions(const KubernetesEnv& env, const std::string& ns) {
 }
 
 std::string Exec(const KubernetesEnv& env, const std::string& ns,
-                 const std::vector<std::string>& command) {
-  std::vector<std::string> args = {"-n", ns, "exec", absl::StrCat(kCluster, "-controller-0"), "--"};
+                 const std::vector<std::string>& command, int replica = 0) {
+  std::vector<std::string> args = {"-n", ns, "exec",
+                                   absl::StrCat(kCluster, "-controller-", replica), "--"};
   args.insert(args.end(), command.begin(), command.end());
   return MustKubectl(env, args);
 }
@@ -150,7 +162,44 @@ void CheckRestApiAnswers(const KubernetesEnv& env, const std::string& ns) {
   CHECK(HttpGet(absl::StrCat("http://", ip, ":6820", ping_path))->status == 401);
 }
 
-TEST_CASE("a SlurmCluster's slurmctld runs as a pod with its keys and keeps jobs over a restart") {
+// The host PID of the slurmctld that is PID 1 of the pod with this hostname: every test
+// node is this machine, and a signal from inside the pod cannot stop its PID 1.
+std::optional<pid_t> HostPidOfSlurmctld(const std::string& hostname) {
+  auto read = [](const std::filesystem::path& path) {
+    std::ifstream in(path);
+    std::stringstream content;
+    content << in.rdbuf();
+    return std::string(absl::StripAsciiWhitespace(content.str()));
+  };
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
+    if (read(entry.path() / "comm") != "slurmctld") continue;
+    if (read(entry.path() / "root/etc/hostname") != hostname) continue;
+    const std::string status = read(entry.path() / "status");
+    const size_t nspid = status.find("NSpid:");
+    if (nspid == std::string::npos) continue;
+    const std::string line = status.substr(nspid, status.find('\n', nspid) - nspid);
+    if (absl::EndsWith(line, "\t1")) return static_cast<pid_t>(std::stol(name));
+  }
+  return std::nullopt;
+}
+
+// SIGSTOP now, SIGCONT when it goes, also when the test fails in between.
+class StoppedProcess {
+ public:
+  explicit StoppedProcess(pid_t pid) : pid_(pid) { REQUIRE(::kill(pid_, SIGSTOP) == 0); }
+  ~StoppedProcess() { ::kill(pid_, SIGCONT); }
+  StoppedProcess(const StoppedProcess&) = delete;
+  StoppedProcess& operator=(const StoppedProcess&) = delete;
+
+ private:
+  const pid_t pid_;
+};
+
+TEST_CASE(
+    "a SlurmCluster's slurmctld runs as a primary and a backup pod that takes over its jobs") {
   const KubernetesEnv env = RequireKubernetes();
   ApplyCrds(env);
   const std::vector<std::string> tags = SlurmTags(env, SlurmVersions::kNewest);
@@ -159,9 +208,28 @@ TEST_CASE("a SlurmCluster's slurmctld runs as a pod with its keys and keeps jobs
     INFO("Slurm " << tag);
     const std::string ns = absl::StrCat("cp-", absl::StrReplaceAll(tag, {{".", "-"}}));
     EnsureNamespace(env, ns);
+    const ReleaseNamespaceOnExit release{env, ns};
     ControlPlaneServices services(env, ns);
     Apply(env, ClusterManifest(ns, tag));
     AwaitControllerAvailable(env, ns, services);
+
+    // Started together, the primary gives up telling the starting backup to stand down only
+    // after a message timeout (about 30 s) and serves after that; the TCP readiness probe
+    // passes before.
+    std::string ping;
+    const bool both_up =
+        PollUntil(
+            [&] {
+              ping = TryKubectl(
+                         env, {"-n", ns, "exec", "research-controller-1", "--", "scontrol", "ping"})
+                         .value_or("(failed)");
+              return absl::StrContains(ping, "Slurmctld(primary) at research-controller-0 is UP") &&
+                     absl::StrContains(ping, "Slurmctld(backup) at research-controller-1 is UP");
+            },
+            absl::Seconds(90), absl::Seconds(1))
+            .has_value();
+    INFO(ping);
+    REQUIRE(both_up);
 
     // The keys were generated for it and are owned by it.
     for (const std::string secret : {"research-munge-key", "research-jwt-key"}) {
@@ -170,8 +238,6 @@ TEST_CASE("a SlurmCluster's slurmctld runs as a pod with its keys and keeps jobs
     }
     CHECK(absl::StrContains(Conditions(env, ns), "ConfigRendered=True/Rendered"));
     // slurmctld runs as SlurmctldHost 0 with the rendered config and its JWT key.
-    CHECK(absl::StrContains(Exec(env, ns, {"scontrol", "ping"}),
-                            "Slurmctld(primary) at research-controller-0 is UP"));
     CHECK(absl::StrContains(Exec(env, ns, {"scontrol", "show", "config"}), "ClusterName"));
     CHECK(absl::StrContains(Exec(env, ns, {"stat", "-c", "%U %a", "/etc/slurm/jwt_hs256.key"}),
                             "slurm 400"));
@@ -183,33 +249,54 @@ TEST_CASE("a SlurmCluster's slurmctld runs as a pod with its keys and keeps jobs
         absl::Seconds(90), absl::Seconds(1)));
     CheckRestApiAnswers(env, ns);
 
-    // A job survives the pod's replacement: the state is on the claim.
+    // The backup shares the primary's state through the ReadWriteMany claim.
+    CHECK(MustKubectl(env, {"-n", ns, "get", "pvc", "research-controller-state", "-o",
+                            "jsonpath={.spec.accessModes}"}) == R"(["ReadWriteMany"])");
+
+    // The primary hangs (SIGSTOP: its pod stays, its heartbeat on the shared claim stops);
+    // the backup takes control with the primary's jobs, read from the claim.
     const std::string job(absl::StripAsciiWhitespace(
         Exec(env, ns, {"sbatch", "--parsable", "--hold", "-o", "/dev/null", "--wrap", "true"})));
-    const std::string uid = MustKubectl(
-        env, {"-n", ns, "get", "pod", "research-controller-0", "-o", "jsonpath={.metadata.uid}"});
-    MustKubectl(env, {"-n", ns, "delete", "pod", "research-controller-0", "--wait=true"});
-    REQUIRE(PollUntil(
-        [&] {
-          std::optional<std::string> now =
-              TryKubectl(env, {"-n", ns, "get", "pod", "research-controller-0", "-o",
-                               "jsonpath={.metadata.uid} {.status.containerStatuses[0].ready}"});
-          return now.has_value() && !absl::StartsWith(*now, uid) && absl::EndsWith(*now, "true");
-        },
-        absl::Seconds(90), absl::Seconds(1)));
-    // The headless Service's record follows the new pod's address a moment after it is ready.
-    std::optional<std::string> queue;
-    const bool kept = PollUntil(
-                          [&] {
-                            queue = TryKubectl(env, {"-n", ns, "exec", "research-controller-0",
-                                                     "--", "squeue", "-h", "-o", "%i %r"});
-                            return queue.has_value();
-                          },
-                          absl::Seconds(30), absl::Seconds(1))
-                          .has_value();
-    INFO(TryKubectl(env, {"-n", ns, "logs", "research-controller-0", "--tail=20"}).value_or(""));
-    REQUIRE(kept);
-    CHECK(absl::StrContains(*queue, absl::StrCat(job, " JobHeldUser")));
+    const std::optional<pid_t> primary = HostPidOfSlurmctld("research-controller-0");
+    REQUIRE(primary.has_value());
+    {
+      const StoppedProcess hung(*primary);
+      const absl::Time stopped = absl::Now();
+      std::string backup_log;
+      const bool took_over =
+          PollUntil(
+              [&] {
+                backup_log =
+                    TryKubectl(env, {"-n", ns, "logs", "research-controller-1"}).value_or("");
+                return absl::StrContains(backup_log, "Running as primary controller") &&
+                       absl::StrContains(backup_log, absl::StrCat("Recovered JobId=", job, " "));
+              },
+              absl::Seconds(90), absl::Seconds(1))
+              .has_value();
+      INFO("backup's log:\n"
+           << backup_log.substr(backup_log.size() > 3000 ? backup_log.size() - 3000 : 0));
+      REQUIRE(took_over);
+      WARN("primary hung -> backup in control with its jobs: "
+           << absl::FormatDuration(absl::Now() - stopped) << " (SlurmctldTimeout 10 s)");
+    }
+    // The primary resumes, takes control back, and the backup stands by again; the job is
+    // still there.
+    std::string after;
+    const bool recovered =
+        PollUntil(
+            [&] {
+              after = TryKubectl(env, {"-n", ns, "exec", "research-controller-1", "--", "sh", "-c",
+                                       "scontrol ping; squeue -h -o '%i %r'"})
+                          .value_or("(failed)");
+              return absl::StrContains(after,
+                                       "Slurmctld(primary) at research-controller-0 is UP") &&
+                     absl::StrContains(after, "Slurmctld(backup) at research-controller-1 is UP") &&
+                     absl::StrContains(after, absl::StrCat(job, " JobHeldUser"));
+            },
+            absl::Seconds(120), absl::Seconds(2))
+            .has_value();
+    INFO(after);
+    CHECK(recovered);
 
     // Deleting the cluster takes what it owns and keeps the state claim.
     MustKubectl(env, {"-n", ns, "delete", "slurmcluster", kCluster, "--wait=true"});
