@@ -38,6 +38,14 @@ absl::Status AccountingDatabaseStep::Validate(const v1::SlurmCluster& spec) cons
   return ValidateManagedDatabaseSpec(spec);
 }
 
+std::vector<OwnedName> AccountingDatabaseStep::Owns(const v1::SlurmCluster& spec) const {
+  const std::string name = api::AccountingDatabaseName(spec.metadata().name());
+  // Not the credentials Secret nor the data claim: a re-enabled database finds its data
+  // and the password that opens it.
+  return {{&k8s::Services(), informers_.services, name},
+          {&k8s::StatefulSets(), informers_.stateful_sets, name}};
+}
+
 absl::Status AccountingDatabaseStep::EnsureCredentials(const v1::SlurmCluster& spec) {
   const std::string& ns = spec.metadata().namespace_();
   const std::string name = api::AccountingCredentialsSecretName(spec.metadata().name());
@@ -95,6 +103,12 @@ const char* AccountingStep::applied_reason() const { return api::kAccountingAppl
 bool AccountingStep::Wanted(const v1::SlurmCluster& spec) const { return AccountingWanted(spec); }
 absl::Status AccountingStep::Validate(const v1::SlurmCluster& spec) const {
   return ValidateAccountingSpec(spec);
+}
+
+std::vector<OwnedName> AccountingStep::Owns(const v1::SlurmCluster& spec) const {
+  const std::string name = api::AccountingName(spec.metadata().name());
+  return {{&k8s::Services(), informers_.services, name},
+          {&k8s::Deployments(), informers_.deployments, name}};
 }
 
 absl::StatusOr<ComponentPlan> AccountingStep::Plan(const v1::SlurmCluster& spec,

@@ -10,6 +10,7 @@
 // Both together make AccountingAvailable.
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "component_step.h"
@@ -32,6 +33,7 @@ class AccountingDatabaseStep : public ComponentStep {
   const char* applied_reason() const override;
   bool Wanted(const v1::SlurmCluster& spec) const override;
   absl::Status Validate(const v1::SlurmCluster& spec) const override;
+  std::vector<OwnedName> Owns(const v1::SlurmCluster& spec) const override;
   absl::StatusOr<ComponentPlan> Plan(const v1::SlurmCluster& spec,
                                      const ClusterOutcome& outcome) override;
 
@@ -58,6 +60,7 @@ class AccountingStep : public ComponentStep {
   const char* applied_reason() const override;
   bool Wanted(const v1::SlurmCluster& spec) const override;
   absl::Status Validate(const v1::SlurmCluster& spec) const override;
+  std::vector<OwnedName> Owns(const v1::SlurmCluster& spec) const override;
   absl::StatusOr<ComponentPlan> Plan(const v1::SlurmCluster& spec,
                                      const ClusterOutcome& outcome) override;
 

@@ -32,20 +32,11 @@ absl::Status LoginStep::Validate(const v1::SlurmCluster& spec) const {
   return ValidateLoginSpec(spec);
 }
 
-absl::Status LoginStep::RemoveUnwanted(const v1::SlurmCluster& spec) {
-  const std::string& ns = spec.metadata().namespace_();
+std::vector<OwnedName> LoginStep::Owns(const v1::SlurmCluster& spec) const {
   const std::string name = api::LoginName(spec.metadata().name());
-  const std::string key = absl::StrCat(ns, "/", name);
-  // Only what the caches still hold: a cluster that never had login pods costs no call.
-  for (const auto& [type, cache] : {std::pair{&k8s::Deployments(), informers_.deployments},
-                                    std::pair{&k8s::Services(), informers_.services}}) {
-    if (cache->Get(key) == nullptr) continue;
-    absl::Status deleted = client().Delete(*type, ns, name).status();
-    if (!deleted.ok() && !absl::IsNotFound(deleted)) return deleted;
-    common::LogInfo("login_removed", {{"cluster", absl::StrCat(ns, "/", spec.metadata().name())},
-                                      {"object", absl::StrCat(type->resource, "/", name)}});
-  }
-  return absl::OkStatus();
+  // Not the users ConfigMap: slurmctld mounts it too.
+  return {{&k8s::Services(), informers_.services, name},
+          {&k8s::Deployments(), informers_.deployments, name}};
 }
 
 absl::StatusOr<SecretVerdict> LoginStep::EnsureHostKeySecret(const v1::SlurmCluster& spec) {
