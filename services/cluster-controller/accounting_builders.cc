@@ -6,6 +6,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "k8s/object_json.h"
+#include "k8s/ownership.h"
 #include "k8s/quantity.h"
 #include "manifest_writing.h"
 #include "owned_metadata.h"
@@ -249,6 +250,20 @@ absl::Status CheckCredentialsSecret(absl::string_view secret_json) {
     }
   }
   return absl::OkStatus();
+}
+
+SecretVerdict CheckGeneratedCredentialsSecret(const v1::SlurmCluster& cluster,
+                                              absl::string_view secret_json) {
+  if (!k8s::IsControlledByUid(secret_json, cluster.metadata().uid())) {
+    return {.problem = absl::StrCat(
+                "Secret \"", api::AccountingCredentialsSecretName(ClusterName(cluster)),
+                "\" exists but is not controlled by this SlurmCluster; the managed "
+                "database's credentials are generated there: delete or rename that Secret")};
+  }
+  if (absl::Status usable = CheckCredentialsSecret(secret_json); !usable.ok()) {
+    return {.problem = std::string(usable.message())};
+  }
+  return {.usable = true};
 }
 
 std::string AccountingDatabaseServiceBody(const v1::SlurmCluster& cluster) {

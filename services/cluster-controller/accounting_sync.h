@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "auth_builders.h"
 #include "component_step.h"
 
 namespace tidepool::cluster {
@@ -38,9 +39,9 @@ class AccountingDatabaseStep : public ComponentStep {
                                      const ClusterOutcome& outcome) override;
 
  private:
-  // Creates the credentials Secret when absent; FailedPrecondition when the one there is
-  // not ours or cannot be used.
-  absl::Status EnsureCredentials(const v1::SlurmCluster& spec);
+  // Creates the credentials Secret when absent, or checks the one that already exists
+  // (generated_secret.h).
+  absl::StatusOr<SecretVerdict> EnsureCredentials(const v1::SlurmCluster& spec);
 
   const ClusterInformers informers_;
   const std::string field_manager_;

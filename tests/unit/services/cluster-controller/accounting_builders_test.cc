@@ -132,6 +132,21 @@ TEST_CASE("the generated credentials Secret is owned, immutable and holds user a
   CHECK(CheckCredentialsSecret(AccountingCredentialsSecretBody(Managed(), "abc123")).ok());
 }
 
+TEST_CASE("an existing generated credentials Secret is used only when it is this cluster's") {
+  const std::string ours = AccountingCredentialsSecretBody(Managed(), "abc123");
+  CHECK(CheckGeneratedCredentialsSecret(Managed(), ours).usable);
+  v1::SlurmCluster again = Managed();  // a cluster made again under the same name
+  again.mutable_metadata()->set_uid("uid-2");
+  const SecretVerdict foreign = CheckGeneratedCredentialsSecret(again, ours);
+  CHECK_FALSE(foreign.usable);
+  CHECK(absl::StrContains(foreign.problem,
+                          "\"research-accounting-db-credentials\" exists but is not controlled"));
+  const SecretVerdict empty =
+      CheckGeneratedCredentialsSecret(Managed(), AccountingCredentialsSecretBody(Managed(), ""));
+  CHECK_FALSE(empty.usable);
+  CHECK(absl::StrContains(empty.problem, "\"password\""));
+}
+
 TEST_CASE("the managed database is one non-root MariaDB keeping its data on a claim") {
   const rapidjson::Document set = Parse(AccountingDatabaseStatefulSetBody(Managed()));
   CHECK(StringAt(set, {"kind"}) == "StatefulSet");
