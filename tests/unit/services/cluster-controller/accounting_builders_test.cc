@@ -196,8 +196,24 @@ TEST_CASE("slurmdbd is one pod at a time with its keys and the database's creden
   CHECK(StringAt(pod, {"volumes", "1", "secret", "secretName"}) == "mk");
   CHECK(StringAt(pod, {"volumes", "2", "secret", "secretName"}) == "jk");
   CHECK(StringAt(pod, {"volumes", "3", "secret", "secretName"}) == "acct-db");
-  // The password is read from the mounted Secret, never put in the manifest.
-  CHECK_FALSE(absl::StrContains(SlurmdbdDeploymentBody({.cluster = &cluster}), "StoragePass"));
+  // The credentials reach slurmdbd only as files of that Secret, mounted read-only where
+  // TIDEPOOL_SLURMDBD_CREDENTIALS_DIR points; never through the environment, which
+  // `kubectl describe` and /proc/<pid>/environ show.
+  CHECK(StringAt(pod, {"volumes", "3", "name"}) == "credentials");
+  const rapidjson::Value& mounts = *At(container, {"volumeMounts"});
+  int credential_mounts = 0;
+  for (const rapidjson::Value& mount : mounts.GetArray()) {
+    if (StringAt(mount, {"name"}) != "credentials") continue;
+    ++credential_mounts;
+    CHECK(StringAt(mount, {"mountPath"}) == "/etc/tidepool/accounting-db");
+    CHECK(At(mount, {"readOnly"})->GetBool());
+  }
+  CHECK(credential_mounts == 1);
+  CHECK(At(container, {"envFrom"}) == nullptr);
+  for (const rapidjson::Value& variable : (*At(container, {"env"})).GetArray()) {
+    INFO(StringAt(variable, {"name"}));
+    CHECK(At(variable, {"valueFrom"}) == nullptr);
+  }
 
   const rapidjson::Document service = Parse(SlurmdbdServiceBody(cluster));
   CHECK(StringAt(service, {"metadata", "name"}) == "research-accounting");
