@@ -1,6 +1,7 @@
 #include "accounting_builders.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
@@ -182,6 +183,18 @@ absl::Status ValidateAccountingSpec(const v1::SlurmCluster& cluster) {
   if (HasControlCharacter(external.database())) {
     return absl::InvalidArgumentError(
         "spec.accounting.external.database contains a control character");
+  }
+  // slurmdbd.conf takes a value up to the first whitespace, and one in double quotes as
+  // the text between them; "#" and "\" the image's entrypoint escapes.
+  for (const auto& [field, value] :
+       {std::pair{"host", &external.host()}, std::pair{"database", &external.database()}}) {
+    if (std::any_of(value->begin(), value->end(), [](char c) {
+          return absl::ascii_isspace(static_cast<unsigned char>(c)) || c == '"';
+        })) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "spec.accounting.external.", field, " \"", *value,
+          "\" contains whitespace or a double quote, which slurmdbd.conf cannot hold"));
+    }
   }
   if (external.credentials_secret().empty()) {
     return absl::InvalidArgumentError(

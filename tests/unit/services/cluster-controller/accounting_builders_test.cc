@@ -101,6 +101,19 @@ TEST_CASE("an accounting spec that cannot work is refused naming the field") {
   CHECK(absl::StrContains(ValidateAccountingSpec(injected).message(),
                           "spec.accounting.external.host"));
 
+  v1::SlurmCluster spaced = External();
+  spaced.mutable_spec()->mutable_accounting()->mutable_external()->set_database("slurm acct");
+  CHECK(absl::StrContains(ValidateAccountingSpec(spaced).message(),
+                          "spec.accounting.external.database \"slurm acct\" contains whitespace"));
+  v1::SlurmCluster quoted = External();
+  quoted.mutable_spec()->mutable_accounting()->mutable_external()->set_host("\"db\"");
+  CHECK(
+      absl::StrContains(ValidateAccountingSpec(quoted).message(), "spec.accounting.external.host"));
+  // What the entrypoint escapes is fine here.
+  v1::SlurmCluster hashed = External();
+  hashed.mutable_spec()->mutable_accounting()->mutable_external()->set_database("acct#1");
+  CHECK(ValidateAccountingSpec(hashed).ok());
+
   v1::SlurmCluster no_secret = External();
   no_secret.mutable_spec()->mutable_accounting()->mutable_external()->clear_credentials_secret();
   CHECK(absl::StrContains(ValidateAccountingSpec(no_secret).message(),
