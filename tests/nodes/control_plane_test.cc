@@ -157,7 +157,7 @@ TEST_CASE("a SlurmCluster's slurmctld runs as a pod with its keys and keeps jobs
   REQUIRE(!tags.empty());
   for (const std::string& tag : tags) {
     INFO("Slurm " << tag);
-    const std::string ns = absl::StrCat("cp-", absl::StrReplaceAll(tag, {{".", "-"}}));
+    const std::string ns = SlurmTagNamespace("cp", tag);
     EnsureNamespace(env, ns);
     ControlPlaneServices services(env, ns);
     Apply(env, ClusterManifest(ns, tag));
