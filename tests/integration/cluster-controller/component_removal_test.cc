@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "k8s/client.h"
@@ -118,6 +119,7 @@ struct Fixture {
     (void)client->MergePatch(api::SlurmClusters(), kNamespace, kCluster,
                              R"({"metadata":{"finalizers":null}})");
     (void)client->Delete(api::SlurmClusters(), kNamespace, kCluster);
+    (void)client->Delete(k8s::Secrets(), kNamespace, Name("-ssh-keys"));
     for (const k8s::ResourceType* type : ClusterTypes()) {
       absl::StatusOr<k8s::ListResult> listed = client->ListAll(
           *type, kNamespace, {.label_selector = absl::StrCat("tidepool.dev/cluster=", kCluster)});
@@ -140,6 +142,42 @@ struct Fixture {
     if (!json.ok()) return "";
     absl::StatusOr<k8s::ObjectMeta> meta = k8s::ParseObjectMeta(*json);
     return meta.ok() ? meta->uid : "";
+  }
+  // The SlurmCluster with the images every component needs and `spec` (JSON members).
+  void CreateCluster(const std::string& spec) {
+    RequireOk(
+        client
+            ->Create(api::SlurmClusters(), kNamespace,
+                     absl::StrCat(R"({"apiVersion":"tidepool.dev/v1alpha1","kind":"SlurmCluster",
+              "metadata":{"name":")",
+                                  kCluster, R"("},"spec":{"clusterName":")", kCluster, R"(",
+              "images":{"controller":"slurmctld","compute":"slurmd","restApi":"slurmrestd",
+                        "accounting":"slurmdbd","accountingDatabase":"mariadb","login":"login"},
+              "partitions":[{"name":"cpu","nodeSets":["cpu"],"default":true}],)",
+                                  spec, "}}"))
+            .status());
+  }
+  int Logged(const std::string& event) {
+    const std::string output = controller->process.Output();
+    const std::string what = absl::StrCat("event=", event, " ");
+    int n = 0;
+    for (size_t at = output.find(what); at != std::string::npos; at = output.find(what, at + 1)) {
+      ++n;
+    }
+    return n;
+  }
+  // ComponentRemoved events about the cluster `uid` (earlier runs' stay in the namespace).
+  int RemovedEvents(const std::string& uid) {
+    absl::StatusOr<k8s::ListResult> events = client->ListAll(k8s::EventsV1(), kNamespace, {});
+    if (!events.ok()) return 0;
+    int n = 0;
+    for (const std::string& event : events->items) {
+      if (absl::StrContains(event, R"("reason":"ComponentRemoved")") &&
+          absl::StrContains(event, uid)) {
+        ++n;
+      }
+    }
+    return n;
   }
   void SetAccounting(bool enabled) {
     RequireOk(client
@@ -169,17 +207,7 @@ TEST_CASE("accounting disabled: slurmdbd and the managed database go, their data
               "metadata":{"labels":{"app":"x"}},
               "spec":{"containers":[{"name":"x","image":"x"}]}}}})"))
                 .status());
-  RequireOk(
-      f.client
-          ->Create(api::SlurmClusters(), kNamespace,
-                   absl::StrCat(R"({"apiVersion":"tidepool.dev/v1alpha1","kind":"SlurmCluster",
-              "metadata":{"name":")",
-                                kCluster, R"("},"spec":{"clusterName":")", kCluster, R"(",
-              "images":{"controller":"slurmctld","compute":"slurmd","restApi":"slurmrestd",
-                        "accounting":"slurmdbd","accountingDatabase":"mariadb"},
-              "accounting":{"enabled":true,"managed":{"size":"1Gi"}},
-              "partitions":[{"name":"cpu","nodeSets":["cpu"],"default":true}]}})"))
-          .status());
+  f.CreateCluster(R"("accounting":{"enabled":true,"managed":{"size":"1Gi"}})");
   const std::string cluster_uid = f.Uid(api::SlurmClusters(), kCluster);
   REQUIRE_FALSE(cluster_uid.empty());
   const std::string slurmdbd = Name("-accounting");
@@ -223,21 +251,8 @@ TEST_CASE("accounting disabled: slurmdbd and the managed database go, their data
   CHECK(f.Exists(k8s::PersistentVolumeClaims(), Name("-controller-state")));
   CHECK(f.Uid(k8s::StatefulSets(), Name("-controller")) == controller_uid);
   CHECK(f.Exists(k8s::Deployments(), Name("-login")));
-  auto removed_events = [&] {
-    absl::StatusOr<k8s::ListResult> events = f.client->ListAll(k8s::EventsV1(), kNamespace, {});
-    if (!events.ok()) return 0;
-    int n = 0;
-    for (const std::string& event : events->items) {
-      // Of this cluster: earlier runs' events stay in the namespace.
-      if (absl::StrContains(event, R"("reason":"ComponentRemoved")") &&
-          absl::StrContains(event, cluster_uid)) {
-        ++n;
-      }
-    }
-    return n;
-  };
   // One for slurmdbd, one for the database (events are written apart from the sync).
-  CHECK(Eventually([&] { return removed_events() == 2; }).has_value());
+  CHECK(Eventually([&] { return f.RemovedEvents(cluster_uid) == 2; }).has_value());
 
   // Enabled again: the same credentials Secret opens the kept data.
   f.SetAccounting(true);
@@ -249,6 +264,50 @@ TEST_CASE("accounting disabled: slurmdbd and the managed database go, their data
   REQUIRE(back);
   CHECK(f.Uid(k8s::Secrets(), credentials) == secret_uid);
   CHECK(f.Exists(k8s::Deployments(), Name("-login")));
+  // Every generated Secret was made once, the first time.
+  CHECK(f.Logged("accounting_credentials_created") == 1);
+  CHECK(f.Logged("auth_secret_created") == 2);
+}
+
+TEST_CASE("login pods gone from the spec: their Deployment and Service go, the host key stays") {
+  Fixture f;
+  RequireOk(f.client
+                ->Create(k8s::Secrets(), kNamespace,
+                         absl::StrCat(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":")",
+                                      Name("-ssh-keys"), R"("},"data":{"alice":")",
+                                      absl::Base64Escape("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5 alice"),
+                                      R"("}})"))
+                .status());
+  f.CreateCluster(
+      absl::StrCat(R"("login":{"replicas":1,"sshKeysSecret":")", Name("-ssh-keys"), R"("})"));
+  const std::string cluster_uid = f.Uid(api::SlurmClusters(), kCluster);
+  REQUIRE_FALSE(cluster_uid.empty());
+  const std::string login = Name("-login");
+  const bool applied =
+      Eventually([&] {
+        return f.Exists(k8s::Deployments(), login) && f.Exists(k8s::Services(), login);
+      }).has_value();
+  INFO(f.controller->process.Output());
+  REQUIRE(applied);
+  const std::string host_key_uid = f.Uid(k8s::Secrets(), Name("-login-host-keys"));
+  REQUIRE_FALSE(host_key_uid.empty());
+  REQUIRE(f.Exists(k8s::ConfigMaps(), Name("-users")));
+
+  RequireOk(
+      f.client->MergePatch(api::SlurmClusters(), kNamespace, kCluster, R"({"spec":{"login":null}})")
+          .status());
+  const bool removed =
+      Eventually([&] {
+        return !f.Exists(k8s::Deployments(), login) && !f.Exists(k8s::Services(), login);
+      }).has_value();
+  INFO(f.controller->process.Output());
+  REQUIRE(removed);
+  // The key users' known_hosts trust, and the accounts slurmctld resolves, stay.
+  CHECK(f.Uid(k8s::Secrets(), Name("-login-host-keys")) == host_key_uid);
+  CHECK(f.Exists(k8s::ConfigMaps(), Name("-users")));
+  CHECK(f.Exists(k8s::StatefulSets(), Name("-controller")));
+  CHECK(Eventually([&] { return f.RemovedEvents(cluster_uid) == 1; }).has_value());
+  CHECK(f.Logged("login_host_key_created") == 1);
 }
 
 }  // namespace
