@@ -7,7 +7,10 @@
 //                           once, never regenerated), headless Service and StatefulSet
 //   AccountingStep          slurmdbd once its database is applied and its credentials
 //                           Secret is usable
-// Both together make AccountingAvailable.
+// Both together make AccountingAvailable. When the spec stops asking for one (accounting
+// disabled; the database also when made external), its workloads and Services go
+// (component_step.h); the credentials Secret and the database's claim stay, so a re-enabled
+// database opens its kept data with the same password.
 
 #include <string>
 #include <vector>

@@ -115,7 +115,9 @@ absl::StatusOr<k8s::ReconcileResult> ComponentStep::RemoveUnwanted(const Cluster
   for (const ObjectRemoval& removal : decision.remove) {
     absl::Status deleted =
         client_.Delete(*removal.type, ns, removal.name, {.precondition_uid = removal.uid}).status();
-    if (!deleted.ok() && !absl::IsNotFound(deleted)) return deleted;
+    // Gone already (a cache a moment behind the delete): nothing new to tell.
+    if (absl::IsNotFound(deleted)) continue;
+    if (!deleted.ok()) return deleted;
     removed.push_back(ObjectLabel(*removal.type, removal.name));
   }
   if (removed.empty()) return k8s::ReconcileResult{};
