@@ -13,6 +13,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "k8s/client.h"
 #include "k8s/config.h"
 #include "k8s/object_json.h"
@@ -267,6 +268,7 @@ TEST_CASE("accounting disabled: slurmdbd and the managed database go, their data
   // Every generated Secret was made once, the first time.
   CHECK(f.Logged("accounting_credentials_created") == 1);
   CHECK(f.Logged("auth_secret_created") == 2);
+  CHECK(f.RemovedEvents(cluster_uid) == 2);  // told once, whatever the syncs since
 }
 
 TEST_CASE("login pods gone from the spec: their Deployment and Service go, the host key stays") {
@@ -308,6 +310,8 @@ TEST_CASE("login pods gone from the spec: their Deployment and Service go, the h
   CHECK(f.Exists(k8s::StatefulSets(), Name("-controller")));
   CHECK(Eventually([&] { return f.RemovedEvents(cluster_uid) == 1; }).has_value());
   CHECK(f.Logged("login_host_key_created") == 1);
+  absl::SleepFor(absl::Seconds(2));  // more syncs (the login step rechecks) tell nothing new
+  CHECK(f.RemovedEvents(cluster_uid) == 1);
 }
 
 }  // namespace
