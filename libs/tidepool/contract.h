@@ -139,6 +139,9 @@ inline constexpr char kControllerAppliedReason[] = "ControllerApplied";
 inline constexpr char kRestApiAppliedReason[] = "RestApiApplied";
 inline constexpr char kAccountingAppliedReason[] = "AccountingApplied";
 inline constexpr char kLoginAppliedReason[] = "LoginApplied";
+// A component the spec no longer asks for (accounting disabled or made external, login
+// pods gone): its workloads and Services were deleted, its Secrets and claims kept.
+inline constexpr char kComponentRemovedReason[] = "ComponentRemoved";
 // LoginAvailable False: the Secret of the login users' keys is missing or unusable, or
 // the generated host key Secret is not the cluster's.
 inline constexpr char kLoginUsersInvalidReason[] = "LoginUsersInvalid";

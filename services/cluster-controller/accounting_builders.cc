@@ -1,11 +1,13 @@
 #include "accounting_builders.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "k8s/object_json.h"
+#include "k8s/ownership.h"
 #include "k8s/quantity.h"
 #include "manifest_writing.h"
 #include "owned_metadata.h"
@@ -182,6 +184,18 @@ absl::Status ValidateAccountingSpec(const v1::SlurmCluster& cluster) {
     return absl::InvalidArgumentError(
         "spec.accounting.external.database contains a control character");
   }
+  // slurmdbd.conf takes a value up to the first whitespace, and one in double quotes as
+  // the text between them; "#" and "\" the image's entrypoint escapes.
+  for (const auto& [field, value] :
+       {std::pair{"host", &external.host()}, std::pair{"database", &external.database()}}) {
+    if (std::any_of(value->begin(), value->end(), [](char c) {
+          return absl::ascii_isspace(static_cast<unsigned char>(c)) || c == '"';
+        })) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "spec.accounting.external.", field, " \"", *value,
+          "\" contains whitespace or a double quote, which slurmdbd.conf cannot hold"));
+    }
+  }
   if (external.credentials_secret().empty()) {
     return absl::InvalidArgumentError(
         "spec.accounting.external.credentialsSecret is empty; name the Secret with the "
@@ -249,6 +263,20 @@ absl::Status CheckCredentialsSecret(absl::string_view secret_json) {
     }
   }
   return absl::OkStatus();
+}
+
+SecretVerdict CheckGeneratedCredentialsSecret(const v1::SlurmCluster& cluster,
+                                              absl::string_view secret_json) {
+  if (!k8s::IsControlledByUid(secret_json, cluster.metadata().uid())) {
+    return {.problem = absl::StrCat(
+                "Secret \"", api::AccountingCredentialsSecretName(ClusterName(cluster)),
+                "\" exists but is not controlled by this SlurmCluster; the managed "
+                "database's credentials are generated there: delete or rename that Secret")};
+  }
+  if (absl::Status usable = CheckCredentialsSecret(secret_json); !usable.ok()) {
+    return {.problem = std::string(usable.message())};
+  }
+  return {.usable = true};
 }
 
 std::string AccountingDatabaseServiceBody(const v1::SlurmCluster& cluster) {

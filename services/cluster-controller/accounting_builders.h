@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "auth_builders.h"
 #include "tidepool/v1/slurm_cluster.pb.h"
 
 namespace tidepool::cluster {
@@ -55,6 +56,10 @@ std::string AccountingCredentialsSecretBody(const v1::SlurmCluster& cluster,
 // control characters: they would end the line of slurmdbd.conf). FailedPrecondition names
 // the Secret and the key, never the value.
 absl::Status CheckCredentialsSecret(absl::string_view secret_json);
+// The managed database's generated credentials Secret that already exists: usable when
+// this SlurmCluster controls it and CheckCredentialsSecret accepts it.
+SecretVerdict CheckGeneratedCredentialsSecret(const v1::SlurmCluster& cluster,
+                                              absl::string_view secret_json);
 
 // Server-side apply bodies (JSON). Call only with a spec the validators accept.
 std::string AccountingDatabaseServiceBody(const v1::SlurmCluster& cluster);

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "accounting_builders.h"
 #include "common/log.h"
-#include "k8s/ownership.h"
+#include "generated_secret.h"
 #include "k8s/resource.h"
 #include "random_bytes.h"
 #include "tidepool/contract.h"
@@ -38,41 +38,40 @@ absl::Status AccountingDatabaseStep::Validate(const v1::SlurmCluster& spec) cons
   return ValidateManagedDatabaseSpec(spec);
 }
 
-absl::Status AccountingDatabaseStep::EnsureCredentials(const v1::SlurmCluster& spec) {
+std::vector<OwnedName> AccountingDatabaseStep::Owns(const v1::SlurmCluster& spec) const {
+  const std::string name = api::AccountingDatabaseName(spec.metadata().name());
+  // Not the credentials Secret nor the data claim: a re-enabled database finds its data
+  // and the password that opens it.
+  return {{&k8s::Services(), informers_.services, name},
+          {&k8s::StatefulSets(), informers_.stateful_sets, name}};
+}
+
+absl::StatusOr<SecretVerdict> AccountingDatabaseStep::EnsureCredentials(
+    const v1::SlurmCluster& spec) {
   const std::string& ns = spec.metadata().namespace_();
   const std::string name = api::AccountingCredentialsSecretName(spec.metadata().name());
-  absl::StatusOr<std::string> existing = client().Get(k8s::Secrets(), ns, name);
-  if (absl::IsNotFound(existing.status())) {
-    absl::StatusOr<std::string> password = RandomBytes(kPasswordBytes);
-    if (!password.ok()) return password.status();
-    absl::Status created =
-        client()
-            .Create(k8s::Secrets(), ns,
-                    AccountingCredentialsSecretBody(spec, absl::BytesToHexString(*password)),
-                    {.field_manager = field_manager_})
-            .status();
-    if (created.ok()) {
-      common::LogInfo("accounting_credentials_created", {{"namespace", ns}, {"secret", name}});
-      return absl::OkStatus();
-    }
-    if (!absl::IsAlreadyExists(created)) return created;
-    existing = client().Get(k8s::Secrets(), ns, name);  // a former leader made it meanwhile
+  absl::StatusOr<GeneratedSecretResult> secret = EnsureGeneratedSecret(
+      client(), field_manager_, ns, name,
+      {.make_body = [&]() -> absl::StatusOr<std::string> {
+         absl::StatusOr<std::string> password = RandomBytes(kPasswordBytes);
+         if (!password.ok()) return password.status();
+         return AccountingCredentialsSecretBody(spec, absl::BytesToHexString(*password));
+       },
+       .check =
+           [&](absl::string_view json) { return CheckGeneratedCredentialsSecret(spec, json); }});
+  if (!secret.ok()) return secret.status();
+  if (secret->created) {
+    common::LogInfo("accounting_credentials_created", {{"namespace", ns}, {"secret", name}});
   }
-  if (!existing.ok()) return existing.status();
-  if (!k8s::IsControlledByUid(*existing, spec.metadata().uid())) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("Secret \"", name,
-                     "\" exists but is not controlled by this SlurmCluster; the managed "
-                     "database's credentials are generated there: delete or rename that Secret"));
-  }
-  return CheckCredentialsSecret(*existing);
+  return secret->verdict;
 }
 
 absl::StatusOr<ComponentPlan> AccountingDatabaseStep::Plan(const v1::SlurmCluster& spec,
                                                            const ClusterOutcome& /*outcome*/) {
-  if (absl::Status credentials = EnsureCredentials(spec); !credentials.ok()) {
-    if (!absl::IsFailedPrecondition(credentials)) return credentials;
-    return Blocked(kCredentialsInvalidReason, std::string(credentials.message()));
+  absl::StatusOr<SecretVerdict> credentials = EnsureCredentials(spec);
+  if (!credentials.ok()) return credentials.status();
+  if (!credentials->usable) {
+    return Blocked(kCredentialsInvalidReason, std::move(credentials->problem));
   }
   const std::string name = api::AccountingDatabaseName(spec.metadata().name());
   return ComponentPlan{.objects = {{&k8s::Services(), informers_.services, name,
@@ -95,6 +94,12 @@ const char* AccountingStep::applied_reason() const { return api::kAccountingAppl
 bool AccountingStep::Wanted(const v1::SlurmCluster& spec) const { return AccountingWanted(spec); }
 absl::Status AccountingStep::Validate(const v1::SlurmCluster& spec) const {
   return ValidateAccountingSpec(spec);
+}
+
+std::vector<OwnedName> AccountingStep::Owns(const v1::SlurmCluster& spec) const {
+  const std::string name = api::AccountingName(spec.metadata().name());
+  return {{&k8s::Services(), informers_.services, name},
+          {&k8s::Deployments(), informers_.deployments, name}};
 }
 
 absl::StatusOr<ComponentPlan> AccountingStep::Plan(const v1::SlurmCluster& spec,

@@ -7,11 +7,16 @@
 //                           once, never regenerated), headless Service and StatefulSet
 //   AccountingStep          slurmdbd once its database is applied and its credentials
 //                           Secret is usable
-// Both together make AccountingAvailable.
+// Both together make AccountingAvailable. When the spec stops asking for one (accounting
+// disabled; the database also when made external), its workloads and Services go
+// (component_step.h); the credentials Secret and the database's claim stay, so a re-enabled
+// database opens its kept data with the same password.
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "auth_builders.h"
 #include "component_step.h"
 
 namespace tidepool::cluster {
@@ -32,13 +37,14 @@ class AccountingDatabaseStep : public ComponentStep {
   const char* applied_reason() const override;
   bool Wanted(const v1::SlurmCluster& spec) const override;
   absl::Status Validate(const v1::SlurmCluster& spec) const override;
+  std::vector<OwnedName> Owns(const v1::SlurmCluster& spec) const override;
   absl::StatusOr<ComponentPlan> Plan(const v1::SlurmCluster& spec,
                                      const ClusterOutcome& outcome) override;
 
  private:
-  // Creates the credentials Secret when absent; FailedPrecondition when the one there is
-  // not ours or cannot be used.
-  absl::Status EnsureCredentials(const v1::SlurmCluster& spec);
+  // Creates the credentials Secret when absent, or checks the one that already exists
+  // (generated_secret.h).
+  absl::StatusOr<SecretVerdict> EnsureCredentials(const v1::SlurmCluster& spec);
 
   const ClusterInformers informers_;
   const std::string field_manager_;
@@ -58,6 +64,7 @@ class AccountingStep : public ComponentStep {
   const char* applied_reason() const override;
   bool Wanted(const v1::SlurmCluster& spec) const override;
   absl::Status Validate(const v1::SlurmCluster& spec) const override;
+  std::vector<OwnedName> Owns(const v1::SlurmCluster& spec) const override;
   absl::StatusOr<ComponentPlan> Plan(const v1::SlurmCluster& spec,
                                      const ClusterOutcome& outcome) override;
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/log.h"
+#include "generated_secret.h"
 #include "k8s/resource.h"
 #include "random_bytes.h"
 #include "tidepool/contract.h"
@@ -48,7 +49,7 @@ absl::StatusOr<k8s::ReconcileResult> AuthStep::Sync(const ClusterContext& cluste
 absl::StatusOr<SecretVerdict> AuthStep::EnsureSecret(const ClusterContext& cluster,
                                                      const v1::SlurmCluster& spec,
                                                      const AuthKeyKind& kind) {
-  if (AuthSecretOf(spec, kind).generated) return EnsureGeneratedSecret(cluster, spec, kind);
+  if (AuthSecretOf(spec, kind).generated) return EnsureGeneratedKey(cluster, spec, kind);
   return ReadUserSecret(spec, kind);
 }
 
@@ -61,34 +62,26 @@ absl::StatusOr<SecretVerdict> AuthStep::ReadUserSecret(const v1::SlurmCluster& s
   return CheckUserSecret(spec, kind, *secret);
 }
 
-absl::StatusOr<SecretVerdict> AuthStep::EnsureGeneratedSecret(const ClusterContext& cluster,
-                                                              const v1::SlurmCluster& spec,
-                                                              const AuthKeyKind& kind) {
-  const std::string& ns = spec.metadata().namespace_();
+absl::StatusOr<SecretVerdict> AuthStep::EnsureGeneratedKey(const ClusterContext& cluster,
+                                                           const v1::SlurmCluster& spec,
+                                                           const AuthKeyKind& kind) {
   const std::string name = AuthSecretOf(spec, kind).name;
-  // Read first: after the first sync the Secret exists, and a key is generated only when
-  // it is about to be written.
-  absl::StatusOr<std::string> existing = client_.Get(k8s::Secrets(), ns, name);
-  if (existing.ok()) return CheckGeneratedSecret(spec, kind, *existing);
-  if (!absl::IsNotFound(existing.status())) return existing.status();
-  absl::StatusOr<std::string> key = RandomBytes(kind.generated_bytes);
-  if (!key.ok()) return key.status();
-  absl::Status created = client_
-                             .Create(k8s::Secrets(), ns, GeneratedSecretBody(spec, kind, *key),
-                                     {.field_manager = field_manager_})
-                             .status();
-  if (absl::IsAlreadyExists(created)) {
-    // Another writer (a former leader) created it meanwhile: its key may be in use.
-    existing = client_.Get(k8s::Secrets(), ns, name);
-    if (!existing.ok()) return existing.status();
-    return CheckGeneratedSecret(spec, kind, *existing);
+  absl::StatusOr<GeneratedSecretResult> secret = EnsureGeneratedSecret(
+      client_, field_manager_, spec.metadata().namespace_(), name,
+      {.make_body = [&]() -> absl::StatusOr<std::string> {
+         absl::StatusOr<std::string> key = RandomBytes(kind.generated_bytes);
+         if (!key.ok()) return key.status();
+         return GeneratedSecretBody(spec, kind, *key);
+       },
+       .check = [&](absl::string_view json) { return CheckGeneratedSecret(spec, kind, json); }});
+  if (!secret.ok()) return secret.status();
+  if (secret->created) {
+    common::LogInfo("auth_secret_created",
+                    {{"cluster", cluster.key}, {"secret", name}, {"key", kind.what}});
+    Event(cluster, k8s::EventType::kNormal, api::kSecretCreatedReason,
+          absl::StrCat("generated the ", kind.what, " in Secret ", name));
   }
-  if (!created.ok()) return created;
-  common::LogInfo("auth_secret_created",
-                  {{"cluster", cluster.key}, {"secret", name}, {"key", kind.what}});
-  Event(cluster, k8s::EventType::kNormal, api::kSecretCreatedReason,
-        absl::StrCat("generated the ", kind.what, " in Secret ", name));
-  return SecretVerdict{.usable = true};
+  return secret->verdict;
 }
 
 }  // namespace tidepool::cluster

@@ -36,10 +36,11 @@ class AuthStep : public ClusterStep {
                                              const v1::SlurmCluster& spec, const AuthKeyKind& kind);
   absl::StatusOr<SecretVerdict> ReadUserSecret(const v1::SlurmCluster& spec,
                                                const AuthKeyKind& kind);
-  // Creates the generated Secret, or checks the one that already exists.
-  absl::StatusOr<SecretVerdict> EnsureGeneratedSecret(const ClusterContext& cluster,
-                                                      const v1::SlurmCluster& spec,
-                                                      const AuthKeyKind& kind);
+  // Creates the generated Secret, or checks the one that already exists
+  // (generated_secret.h).
+  absl::StatusOr<SecretVerdict> EnsureGeneratedKey(const ClusterContext& cluster,
+                                                   const v1::SlurmCluster& spec,
+                                                   const AuthKeyKind& kind);
   void Event(const ClusterContext& cluster, k8s::EventType type, absl::string_view reason,
              absl::string_view note);
 

@@ -3,7 +3,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/log.h"
+#include "component_removal.h"
 #include "k8s/object_json.h"
 #include "tidepool/contract.h"
 
@@ -42,10 +44,7 @@ ComponentStep::ComponentStep(k8s::Client& client, k8s::EventRecorder& events,
 absl::StatusOr<k8s::ReconcileResult> ComponentStep::Sync(const ClusterContext& cluster,
                                                          ClusterOutcome& outcome) {
   const absl::StatusOr<v1::SlurmCluster>& spec = cluster.spec;
-  if (spec.ok() && !Wanted(*spec)) {
-    if (absl::Status removed = RemoveUnwanted(*spec); !removed.ok()) return removed;
-    return k8s::ReconcileResult{};
-  }
+  if (spec.ok() && !Wanted(*spec)) return RemoveUnwanted(cluster, *spec);
   ComponentOutcome& result = OutcomeOf(outcome);
   result.managed = true;
   result.pod_selector = absl::StrCat(api::kComponentLabel, "=", component(), ",",
@@ -68,6 +67,7 @@ absl::StatusOr<k8s::ReconcileResult> ComponentStep::Sync(const ClusterContext& c
     result.error = std::move(plan->blocked_message);
     return k8s::ReconcileResult{.requeue_after = plan->recheck_after};
   }
+  if (absl::Status listed = CheckOwned(*spec, plan->objects); !listed.ok()) return listed;
   const std::string& ns = spec->metadata().namespace_();
   absl::StatusOr<bool> wrote = applier_.ApplyAll(ns, plan->objects);
   if (absl::IsInvalidArgument(wrote.status())) {
@@ -94,6 +94,60 @@ absl::StatusOr<k8s::ReconcileResult> ComponentStep::Sync(const ClusterContext& c
     }
   }
   return k8s::ReconcileResult{.requeue_after = plan->recheck_after};
+}
+
+absl::StatusOr<k8s::ReconcileResult> ComponentStep::RemoveUnwanted(const ClusterContext& cluster,
+                                                                   const v1::SlurmCluster& spec) {
+  const std::string& ns = spec.metadata().namespace_();
+  std::vector<CachedOwnedObject> cached;
+  // Only what the caches hold: a cluster that never had the component costs no call.
+  for (const OwnedName& owned : Owns(spec)) {
+    k8s::CachedObjectPtr object = owned.cache->Get(absl::StrCat(ns, "/", owned.name));
+    cached.push_back(
+        {.type = owned.type, .name = owned.name, .json = object != nullptr ? object->json : ""});
+  }
+  const RemovalDecision decision = ObjectsToRemove(cached, spec.metadata().uid());
+  for (const std::string& object : decision.not_ours) {
+    common::LogDebug("component_object_not_ours",
+                     {{"cluster", cluster.key}, {"component", component()}, {"object", object}});
+  }
+  std::vector<std::string> removed;
+  for (const ObjectRemoval& removal : decision.remove) {
+    absl::Status deleted =
+        client_.Delete(*removal.type, ns, removal.name, {.precondition_uid = removal.uid}).status();
+    // Gone already (a cache a moment behind the delete): nothing new to tell.
+    if (absl::IsNotFound(deleted)) continue;
+    if (!deleted.ok()) return deleted;
+    removed.push_back(ObjectLabel(*removal.type, removal.name));
+  }
+  if (removed.empty()) return k8s::ReconcileResult{};
+  const std::string objects = absl::StrJoin(removed, ", ");
+  if (cluster.ref.has_value()) {
+    events_.Record(*cluster.ref, k8s::EventType::kNormal, api::kComponentRemovedReason, "Delete",
+                   absl::StrCat("removed ", component(), " (", objects,
+                                "): the spec no longer asks for it; its Secrets and claims are "
+                                "kept"));
+  }
+  common::LogInfo("component_removed",
+                  {{"cluster", cluster.key}, {"component", component()}, {"objects", objects}});
+  return k8s::ReconcileResult{};
+}
+
+absl::Status ComponentStep::CheckOwned(const v1::SlurmCluster& spec,
+                                       const std::vector<OwnedObject>& objects) const {
+  const std::vector<OwnedName> owned = Owns(spec);
+  for (const OwnedObject& object : objects) {
+    bool listed = false;
+    for (const OwnedName& name : owned) {
+      listed = listed || (name.type == object.type && name.name == object.name);
+    }
+    if (!listed) {
+      return absl::InternalError(absl::StrCat(
+          component(), " applies ", ObjectLabel(*object.type, object.name),
+          " but its Owns() does not list it: it would stay behind when the component is removed"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace tidepool::cluster

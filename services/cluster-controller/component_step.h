@@ -3,8 +3,10 @@
 // What every step that runs one of a cluster's daemons as pods does the same way
 // (slurmctld, slurmrestd, slurmdbd and its database, login): wait for the auth Secrets,
 // refuse an invalid spec as InvalidSpec, apply its objects only when changed
-// (hashed_applier.h), record an event when it wrote, and read how many pods are ready.
-// A component says only what differs: its outcome slot, its checks and its objects.
+// (hashed_applier.h), record an event when it wrote, and read how many pods are ready;
+// and when the spec stops asking for the component, delete what it applied
+// (component_removal.h) and record ComponentRemoved. A component says only what differs:
+// its outcome slot, its checks and its objects.
 
 #include <string>
 #include <vector>
@@ -41,6 +43,13 @@ struct ComponentPlan {
 ComponentPlan Blocked(std::string reason, std::string message,
                       absl::Duration recheck_after = absl::ZeroDuration());
 
+// One object a component applies, by kind and name (an OwnedObject without its body).
+struct OwnedName {
+  const k8s::ResourceType* type = nullptr;
+  k8s::Informer* cache = nullptr;  // where it shows up
+  std::string name;
+};
+
 class ComponentStep : public ClusterStep {
  public:
   // Everything passed outlives the step.
@@ -56,11 +65,14 @@ class ComponentStep : public ClusterStep {
   virtual const char* component() const = 0;
   // The event reason when it applied something.
   virtual const char* applied_reason() const = 0;
-  // False: the spec does not ask for this component (nothing applied, no condition).
+  // False: the spec does not ask for this component. Nothing is applied and it has no
+  // condition (as for a cluster that never had it, so Ready does not wait for it); what
+  // Owns() lists and this cluster controls is deleted.
   virtual bool Wanted(const v1::SlurmCluster& /*spec*/) const { return true; }
-  // Called instead of the rest when not Wanted: takes away what an earlier spec asked for
-  // (an error is retried with backoff). By default nothing.
-  virtual absl::Status RemoveUnwanted(const v1::SlurmCluster& /*spec*/) { return absl::OkStatus(); }
+  // Every object Plan() may apply for `spec`, in apply order; from names alone (no I/O),
+  // since removal must find them without a plan. Sync refuses a plan that applies
+  // anything not listed here: it would stay behind when the component is removed.
+  virtual std::vector<OwnedName> Owns(const v1::SlurmCluster& spec) const = 0;
   // A spec error (InvalidArgument) the user must fix: InvalidSpec until the spec changes.
   virtual absl::Status Validate(const v1::SlurmCluster& spec) const = 0;
   // What to apply; an error is retried with backoff. Called only for a valid spec whose
@@ -71,6 +83,14 @@ class ComponentStep : public ClusterStep {
   k8s::Client& client() { return client_; }
 
  private:
+  // Not Wanted: deletes the objects of Owns() this cluster controls (an error is retried
+  // with backoff).
+  absl::StatusOr<k8s::ReconcileResult> RemoveUnwanted(const ClusterContext& cluster,
+                                                      const v1::SlurmCluster& spec);
+  // InternalError naming the first of `objects` that Owns() does not list.
+  absl::Status CheckOwned(const v1::SlurmCluster& spec,
+                          const std::vector<OwnedObject>& objects) const;
+
   k8s::Client& client_;
   k8s::EventRecorder& events_;
   HashedApplier applier_;

@@ -30,6 +30,15 @@ absl::Status ControllerStep::Validate(const v1::SlurmCluster& spec) const {
   return ValidateControllerSpec(spec);
 }
 
+std::vector<OwnedName> ControllerStep::Owns(const v1::SlurmCluster& spec) const {
+  const std::string name = api::ControllerName(spec.metadata().name());
+  // Not the state claim: it keeps slurmctld's state.
+  return {{&k8s::Services(), informers_.services, api::ComputeServiceName(spec.metadata().name())},
+          {&k8s::Services(), informers_.services, name},
+          {&k8s::PodDisruptionBudgets(), informers_.disruption_budgets, name},
+          {&k8s::StatefulSets(), informers_.stateful_sets, name}};
+}
+
 absl::Status ControllerStep::EnsureStateClaim(const v1::SlurmCluster& spec, int replicas) {
   const std::string& ns = spec.metadata().namespace_();
   const std::string name = api::ControllerStateClaimName(spec.metadata().name());

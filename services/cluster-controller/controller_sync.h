@@ -5,6 +5,7 @@
 // claim is created once and never deleted here.
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "component_step.h"
@@ -24,6 +25,7 @@ class ControllerStep : public ComponentStep {
   const char* component() const override;
   const char* applied_reason() const override;
   absl::Status Validate(const v1::SlurmCluster& spec) const override;
+  std::vector<OwnedName> Owns(const v1::SlurmCluster& spec) const override;
   absl::StatusOr<ComponentPlan> Plan(const v1::SlurmCluster& spec,
                                      const ClusterOutcome& outcome) override;
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "applied_hash.h"
 #include "common/log.h"
+#include "generated_secret.h"
 #include "k8s/resource.h"
 #include "login_builders.h"
 #include "login_users.h"
@@ -32,45 +33,30 @@ absl::Status LoginStep::Validate(const v1::SlurmCluster& spec) const {
   return ValidateLoginSpec(spec);
 }
 
-absl::Status LoginStep::RemoveUnwanted(const v1::SlurmCluster& spec) {
-  const std::string& ns = spec.metadata().namespace_();
+std::vector<OwnedName> LoginStep::Owns(const v1::SlurmCluster& spec) const {
   const std::string name = api::LoginName(spec.metadata().name());
-  const std::string key = absl::StrCat(ns, "/", name);
-  // Only what the caches still hold: a cluster that never had login pods costs no call.
-  for (const auto& [type, cache] : {std::pair{&k8s::Deployments(), informers_.deployments},
-                                    std::pair{&k8s::Services(), informers_.services}}) {
-    if (cache->Get(key) == nullptr) continue;
-    absl::Status deleted = client().Delete(*type, ns, name).status();
-    if (!deleted.ok() && !absl::IsNotFound(deleted)) return deleted;
-    common::LogInfo("login_removed", {{"cluster", absl::StrCat(ns, "/", spec.metadata().name())},
-                                      {"object", absl::StrCat(type->resource, "/", name)}});
-  }
-  return absl::OkStatus();
+  // Not the users ConfigMap: slurmctld mounts it too.
+  return {{&k8s::Services(), informers_.services, name},
+          {&k8s::Deployments(), informers_.deployments, name}};
 }
 
 absl::StatusOr<SecretVerdict> LoginStep::EnsureHostKeySecret(const v1::SlurmCluster& spec) {
   const std::string& ns = spec.metadata().namespace_();
   const std::string name = api::LoginHostKeysSecretName(spec.metadata().name());
-  // Read first: a key is generated only when it is about to be written.
-  absl::StatusOr<std::string> existing = client().Get(k8s::Secrets(), ns, name);
-  if (existing.ok()) return CheckSshHostKeySecret(spec, *existing);
-  if (!absl::IsNotFound(existing.status())) return existing.status();
-  absl::StatusOr<std::string> key = GenerateSshHostKey();
-  if (!key.ok()) return key.status();
-  absl::Status created = client()
-                             .Create(k8s::Secrets(), ns, SshHostKeySecretBody(spec, *key),
-                                     {.field_manager = field_manager_})
-                             .status();
-  if (absl::IsAlreadyExists(created)) {
-    // Another writer (a former leader) created it meanwhile: its key may be in use.
-    existing = client().Get(k8s::Secrets(), ns, name);
-    if (!existing.ok()) return existing.status();
-    return CheckSshHostKeySecret(spec, *existing);
+  absl::StatusOr<GeneratedSecretResult> secret = EnsureGeneratedSecret(
+      client(), field_manager_, ns, name,
+      {.make_body = [&]() -> absl::StatusOr<std::string> {
+         absl::StatusOr<std::string> key = GenerateSshHostKey();
+         if (!key.ok()) return key.status();
+         return SshHostKeySecretBody(spec, *key);
+       },
+       .check = [&](absl::string_view json) { return CheckSshHostKeySecret(spec, json); }});
+  if (!secret.ok()) return secret.status();
+  if (secret->created) {
+    common::LogInfo("login_host_key_created",
+                    {{"cluster", absl::StrCat(ns, "/", spec.metadata().name())}, {"secret", name}});
   }
-  if (!created.ok()) return created;
-  common::LogInfo("login_host_key_created",
-                  {{"cluster", absl::StrCat(ns, "/", spec.metadata().name())}, {"secret", name}});
-  return SecretVerdict{.usable = true};
+  return secret->verdict;
 }
 
 absl::StatusOr<std::string> LoginStep::UsersConfigMap(const v1::SlurmCluster& spec,

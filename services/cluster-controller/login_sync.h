@@ -10,7 +10,8 @@
 // nothing applied. The user's Secret is read with a GET each sync, not watched (an
 // informer would cache every Secret of the namespace), so the step syncs again every
 // kLoginRecheck to notice a changed one. When the spec no longer asks for login pods,
-// their Deployment and Service are deleted.
+// their Deployment and Service are deleted (component_step.h); the host key Secret stays
+// (login pods back later present the same key), and so do the users' accounts.
 
 #include <string>
 #include <vector>
@@ -39,11 +40,9 @@ class LoginStep : public ComponentStep {
   const char* applied_reason() const override;
   bool Wanted(const v1::SlurmCluster& spec) const override;
   absl::Status Validate(const v1::SlurmCluster& spec) const override;
+  std::vector<OwnedName> Owns(const v1::SlurmCluster& spec) const override;
   absl::StatusOr<ComponentPlan> Plan(const v1::SlurmCluster& spec,
                                      const ClusterOutcome& outcome) override;
-  // spec.login gone or at 0 replicas: the Deployment and Service go. The host key Secret
-  // stays (login pods back later present the same key), and so do the users' accounts.
-  absl::Status RemoveUnwanted(const v1::SlurmCluster& spec) override;
 
  private:
   // Creates the host key Secret, or checks the one that already exists.

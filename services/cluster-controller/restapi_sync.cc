@@ -20,6 +20,12 @@ absl::Status RestApiStep::Validate(const v1::SlurmCluster& spec) const {
   return ValidateRestApiSpec(spec);
 }
 
+std::vector<OwnedName> RestApiStep::Owns(const v1::SlurmCluster& spec) const {
+  const std::string name = api::RestApiName(spec.metadata().name());
+  return {{&k8s::Services(), informers_.services, name},
+          {&k8s::Deployments(), informers_.deployments, name}};
+}
+
 absl::StatusOr<ComponentPlan> RestApiStep::Plan(const v1::SlurmCluster& spec,
                                                 const ClusterOutcome& outcome) {
   const std::string name = api::RestApiName(spec.metadata().name());

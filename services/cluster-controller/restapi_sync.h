@@ -5,6 +5,7 @@
 // reaches it through the Service with tokens minted from the cluster's JWT key Secret.
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "component_step.h"
@@ -24,6 +25,7 @@ class RestApiStep : public ComponentStep {
   const char* component() const override;
   const char* applied_reason() const override;
   absl::Status Validate(const v1::SlurmCluster& spec) const override;
+  std::vector<OwnedName> Owns(const v1::SlurmCluster& spec) const override;
   absl::StatusOr<ComponentPlan> Plan(const v1::SlurmCluster& spec,
                                      const ClusterOutcome& outcome) override;
 

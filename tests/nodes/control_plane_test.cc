@@ -206,7 +206,7 @@ TEST_CASE(
   REQUIRE(!tags.empty());
   for (const std::string& tag : tags) {
     INFO("Slurm " << tag);
-    const std::string ns = absl::StrCat("cp-", absl::StrReplaceAll(tag, {{".", "-"}}));
+    const std::string ns = SlurmTagNamespace("cp", tag);
     EnsureNamespace(env, ns);
     const ReleaseNamespaceOnExit release{env, ns};
     ControlPlaneServices services(env, ns);

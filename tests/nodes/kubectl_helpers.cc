@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "support/eventually.h"
@@ -100,6 +101,10 @@ std::vector<std::string> SlurmTags(const KubernetesEnv& env, SlurmVersions which
     tags.erase(tags.begin(), tags.end() - 1);
   }
   return tags;
+}
+
+std::string SlurmTagNamespace(const std::string& prefix, const std::string& tag) {
+  return absl::StrCat(prefix, "-", absl::StrReplaceAll(tag, {{".", "-"}}));
 }
 
 }  // namespace tidepool::testing

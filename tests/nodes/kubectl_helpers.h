@@ -39,4 +39,7 @@ std::vector<std::string> ProjectImages(const KubernetesEnv& env);
 enum class SlurmVersions { kAll, kNewest };
 std::vector<std::string> SlurmTags(const KubernetesEnv& env, SlurmVersions which);
 
+// A test's namespace for one Slurm version: "<prefix>-26-05".
+std::string SlurmTagNamespace(const std::string& prefix, const std::string& tag);
+
 }  // namespace tidepool::testing

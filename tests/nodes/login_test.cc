@@ -13,7 +13,6 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "nodes/kubectl_helpers.h"
@@ -63,7 +62,7 @@ TEST_CASE("users ssh into a SlurmCluster's login pods and run jobs as themselves
   REQUIRE(!tags.empty());
   for (const std::string& tag : tags) {
     INFO("Slurm " << tag);
-    const std::string ns = absl::StrCat("login-", absl::StrReplaceAll(tag, {{".", "-"}}));
+    const std::string ns = SlurmTagNamespace("login", tag);
     EnsureNamespace(env, ns);
     TidepoolServices services(env, ns);
     SshClient ssh;

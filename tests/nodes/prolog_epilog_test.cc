@@ -13,45 +13,13 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 #include "nodes/kubectl_helpers.h"
+#include "nodes/research_cluster.h"
 #include "nodes/tidepool_services.h"
 #include "support/eventually.h"
 #include "support/testenv.h"
 
 namespace tidepool::testing {
 namespace {
-
-std::string ClusterManifest(const std::string& ns, const std::string& tag, bool scripts) {
-  return absl::StrReplaceAll(R"(apiVersion: tidepool.dev/v1alpha1
-kind: SlurmCluster
-metadata: {name: research, namespace: NS}
-spec:
-  clusterName: research
-  images:
-    controller: localhost/tidepool/slurmctld:TAG
-    compute: localhost/tidepool/slurmd:TAG
-    restApi: localhost/tidepool/slurmrestd:TAG
-  controller: {stateSave: {size: 1Gi}}
-  partitions: [{name: batch, nodeSets: [cpu], default: true}]
-  slurmConfig: {ProctrackType: proctrack/linuxproc, TaskPlugin: task/none}
-SCRIPTS
----
-apiVersion: tidepool.dev/v1alpha1
-kind: NodeSet
-metadata: {name: cpu, namespace: NS}
-spec:
-  clusterRef: {name: research}
-  nodeSelector: {tidepool.dev/testenv-node: "true"}
-  template:
-    spec:
-      terminationGracePeriodSeconds: 5
-      containers: [{name: slurmd, imagePullPolicy: Never}]
-)",
-                             {{"NS", ns},
-                              {"TAG", tag},
-                              {"SCRIPTS", scripts ? "  prolog: {configMap: research-prolog}\n"
-                                                    "  epilog: {configMap: research-epilog}"
-                                                  : ""}});
-}
 
 // Two prolog scripts (their order shows in the file they write) and one epilog.
 std::string ScriptsManifest(const std::string& ns) {
@@ -137,96 +105,97 @@ TEST_CASE("prolog and epilog ConfigMaps run around every job on the slurmd pods"
   MustKubectl(env, {"apply", "-f", SourceRoot() + "/manifests/crds"});
   MustKubectl(env, {"wait", "--for=condition=Established", "--timeout=60s", "crd",
                     "slurmclusters.tidepool.dev", "nodesets.tidepool.dev"});
-  const std::vector<std::string> tags = SlurmTags(env, SlurmVersions::kNewest);
-  REQUIRE(!tags.empty());
-  for (const std::string& tag : tags) {
-    INFO("Slurm " << tag);
-    const std::string ns = absl::StrCat("hooks-", absl::StrReplaceAll(tag, {{".", "-"}}));
-    EnsureNamespace(env, ns);
-    ReleaseNamespaceOnExit release{env, ns};
-    TidepoolServices services(env, ns);
-    // A cluster without scripts first: its slurmd pods predate spec.prolog.
-    Apply(env, ClusterManifest(ns, tag, false));
-    {
-      INFO(services.Logs());
-      REQUIRE(!AwaitIdle(env, ns).empty());
-    }
+  ForEachSlurmVersion(
+      env, SlurmVersions::kNewest, "hooks", [&](const std::string& tag, const std::string& ns) {
+        TidepoolServices services(env, ns);
+        // A cluster without scripts first: its slurmd pods predate spec.prolog.
+        Apply(env, ResearchClusterManifest({.ns = ns, .slurm_tag = tag}));
+        {
+          INFO(services.Logs());
+          REQUIRE(!AwaitIdle(env, ns).empty());
+        }
 
-    // Scripts named, their ConfigMaps not there yet. The running pods stay and get the
-    // runners slurm.conf now names (finding no scripts, they run none): jobs still run and
-    // no node is drained for a failed prolog.
-    Apply(env, ClusterManifest(ns, tag, true));
-    CHECK(PollUntil(
-        [&] {
-          return absl::StrContains(
-              InPod(env, ns, "research-controller-0", {"scontrol", "show", "config"}).value_or(""),
-              "/etc/tidepool/hooks/prolog");
-        },
-        absl::Seconds(60), absl::Seconds(1)));
-    // kubelet writes a ConfigMap's new keys into a running pod's volume at its next sync
-    // of the pod (about a minute, longer on a busy machine); an annotation makes that sync
-    // happen now, as the cluster-controller does for slurmctld's pods.
-    for (const char* pod : {"cpu-01", "cpu-02"}) {
-      MustKubectl(env,
-                  {"-n", ns, "annotate", "pod", pod, "--overwrite",
-                   absl::StrCat("test.tidepool.dev/nudge=", absl::ToUnixSeconds(absl::Now()))});
-    }
-    for (const char* pod : {"cpu-01", "cpu-02"}) {
-      INFO(pod);
-      CHECK(PollUntil(
-          [&] {
-            return InPod(env, ns, pod, {"test", "-x", "/etc/tidepool/hooks/prolog"}).has_value();
-          },
-          absl::Seconds(180), absl::Seconds(2)));
-    }
-    RunJob(env, ns, "cpu-[01-02]");
-    {
-      INFO(services.Logs());
-      CHECK(!AwaitIdle(env, ns).empty());
-    }
+        // Scripts named, their ConfigMaps not there yet. The running pods stay and get the
+        // runners slurm.conf now names (finding no scripts, they run none): jobs still run and
+        // no node is drained for a failed prolog.
+        Apply(env, ResearchClusterManifest({.ns = ns,
+                                            .slurm_tag = tag,
+                                            .prolog_config_map = "research-prolog",
+                                            .epilog_config_map = "research-epilog"}));
+        CHECK(PollUntil(
+            [&] {
+              return absl::StrContains(
+                  InPod(env, ns, "research-controller-0", {"scontrol", "show", "config"})
+                      .value_or(""),
+                  "/etc/tidepool/hooks/prolog");
+            },
+            absl::Seconds(60), absl::Seconds(1)));
+        // kubelet writes a ConfigMap's new keys into a running pod's volume at its next sync
+        // of the pod (about a minute, longer on a busy machine); an annotation makes that sync
+        // happen now, as the cluster-controller does for slurmctld's pods.
+        for (const char* pod : {"cpu-01", "cpu-02"}) {
+          MustKubectl(env,
+                      {"-n", ns, "annotate", "pod", pod, "--overwrite",
+                       absl::StrCat("test.tidepool.dev/nudge=", absl::ToUnixSeconds(absl::Now()))});
+        }
+        for (const char* pod : {"cpu-01", "cpu-02"}) {
+          INFO(pod);
+          CHECK(PollUntil(
+              [&] {
+                return InPod(env, ns, pod, {"test", "-x", "/etc/tidepool/hooks/prolog"})
+                    .has_value();
+              },
+              absl::Seconds(180), absl::Seconds(2)));
+        }
+        RunJob(env, ns, "cpu-[01-02]");
+        {
+          INFO(services.Logs());
+          CHECK(!AwaitIdle(env, ns).empty());
+        }
 
-    // A pod to be made now would wait in ContainerCreating: none is made, and the NodeSet
-    // names the missing ConfigMap.
-    MustKubectl(env, {"-n", ns, "delete", "pod", "cpu-02", "--wait=true"});
-    std::string progressing;
-    const bool explained = PollUntil(
-                               [&] {
-                                 progressing = NodeSetProgressing(env, ns);
-                                 return absl::StartsWith(progressing, "ScriptsConfigMapMissing");
-                               },
-                               absl::Seconds(60), absl::Seconds(1))
-                               .has_value();
-    INFO(progressing << "\n" << services.Logs());
-    REQUIRE(explained);
-    CHECK(absl::StrContains(progressing, absl::StrCat("ConfigMap ", ns, "/research-prolog")));
-    CHECK_FALSE(TryKubectl(env, {"-n", ns, "get", "pod", "cpu-02"}).has_value());
-    CHECK(absl::StrContains(
-        TryKubectl(env, {"-n", ns, "get", "events", "--field-selector",
-                         "reason=ScriptsConfigMapMissing", "-o", "jsonpath={.items[*].message}"})
-            .value_or(""),
-        "research-prolog"));
+        // A pod to be made now would wait in ContainerCreating: none is made, and the NodeSet
+        // names the missing ConfigMap.
+        MustKubectl(env, {"-n", ns, "delete", "pod", "cpu-02", "--wait=true"});
+        std::string progressing;
+        const bool explained =
+            PollUntil(
+                [&] {
+                  progressing = NodeSetProgressing(env, ns);
+                  return absl::StartsWith(progressing, "ScriptsConfigMapMissing");
+                },
+                absl::Seconds(60), absl::Seconds(1))
+                .has_value();
+        INFO(progressing << "\n" << services.Logs());
+        REQUIRE(explained);
+        CHECK(absl::StrContains(progressing, absl::StrCat("ConfigMap ", ns, "/research-prolog")));
+        CHECK_FALSE(TryKubectl(env, {"-n", ns, "get", "pod", "cpu-02"}).has_value());
+        CHECK(absl::StrContains(TryKubectl(env, {"-n", ns, "get", "events", "--field-selector",
+                                                 "reason=ScriptsConfigMapMissing", "-o",
+                                                 "jsonpath={.items[*].message}"})
+                                    .value_or(""),
+                                "research-prolog"));
 
-    // The ConfigMaps arrive: cpu-02 is made with its scripts. (cpu-01 keeps running
-    // without them until it is replaced: the pod template hash does not cover them.)
-    Apply(env, ScriptsManifest(ns));
-    {
-      INFO(services.Logs());
-      REQUIRE(!AwaitIdle(env, ns).empty());
-    }
-    const std::string job = RunJob(env, ns, "cpu-02");
-    // Both prolog scripts, in name order.
-    CHECK(InPod(env, ns, "cpu-02", {"cat", absl::StrCat("/tmp/hooks-prolog-", job)}).value_or("") ==
-          absl::StrCat("first ", job, "\nsecond ", job, "\n"));
-    // The epilog runs once the job is done (COMPLETING), so it may trail the state.
-    std::string epilog;
-    CHECK(PollUntil(
-        [&] {
-          epilog = InPod(env, ns, "cpu-02", {"cat", absl::StrCat("/tmp/hooks-epilog-", job)})
-                       .value_or("");
-          return epilog == absl::StrCat("epilog ", job, "\n");
-        },
-        absl::Seconds(30), absl::Seconds(1)));
-  }
+        // The ConfigMaps arrive: cpu-02 is made with its scripts. (cpu-01 keeps running
+        // without them until it is replaced: the pod template hash does not cover them.)
+        Apply(env, ScriptsManifest(ns));
+        {
+          INFO(services.Logs());
+          REQUIRE(!AwaitIdle(env, ns).empty());
+        }
+        const std::string job = RunJob(env, ns, "cpu-02");
+        // Both prolog scripts, in name order.
+        CHECK(InPod(env, ns, "cpu-02", {"cat", absl::StrCat("/tmp/hooks-prolog-", job)})
+                  .value_or("") == absl::StrCat("first ", job, "\nsecond ", job, "\n"));
+        // The epilog runs once the job is done (COMPLETING), so it may trail the state.
+        std::string epilog;
+        CHECK(PollUntil(
+            [&] {
+              epilog = InPod(env, ns, "cpu-02", {"cat", absl::StrCat("/tmp/hooks-epilog-", job)})
+                           .value_or("");
+              return epilog == absl::StrCat("epilog ", job, "\n");
+            },
+            absl::Seconds(30), absl::Seconds(1)));
+      });
 }
 
 }  // namespace

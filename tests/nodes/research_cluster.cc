@@ -1,11 +1,22 @@
 #include "nodes/research_cluster.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 
 namespace tidepool::testing {
 
 std::string ResearchClusterManifest(const ResearchClusterParts& parts) {
+  std::string metadata = "{name: research, namespace: NS}";
+  if (!parts.annotations.empty()) {
+    metadata = absl::StrCat(
+        "{name: research, namespace: NS, annotations: {",
+        absl::StrJoin(parts.annotations, ", ",
+                      [](std::string* out, const std::pair<const std::string, std::string>& a) {
+                        absl::StrAppend(out, "\"", a.first, "\": \"", a.second, "\"");
+                      }),
+        "}}");
+  }
   std::string images = R"(    controller: localhost/tidepool/slurmctld:TAG
     compute: localhost/tidepool/slurmd:TAG
     restApi: localhost/tidepool/slurmrestd:TAG
@@ -20,20 +31,32 @@ std::string ResearchClusterManifest(const ResearchClusterParts& parts) {
     absl::StrAppend(&images, "    login: localhost/tidepool/login:TAG\n");
     absl::StrAppend(&components, "  login: {replicas: 1, sshKeysSecret: research-ssh-keys}\n");
   }
-  return absl::StrReplaceAll(
-      absl::StrCat(R"(apiVersion: tidepool.dev/v1alpha1
+  if (!parts.prolog_config_map.empty()) {
+    absl::StrAppend(&components, "  prolog: {configMap: ", parts.prolog_config_map, "}\n");
+  }
+  if (!parts.epilog_config_map.empty()) {
+    absl::StrAppend(&components, "  epilog: {configMap: ", parts.epilog_config_map, "}\n");
+  }
+  if (parts.compute) {
+    absl::StrAppend(&components, "  partitions: [{name: batch, nodeSets: [cpu], default: true}]\n");
+  }
+  std::string manifest = absl::StrCat(
+      R"(apiVersion: tidepool.dev/v1alpha1
 kind: SlurmCluster
-metadata: {name: research, namespace: NS}
+metadata: )",
+      metadata, R"(
 spec:
   clusterName: research
   images:
 )",
-                   images, R"(  controller: {stateSave: {size: 1Gi}}
+      images, R"(  controller: {stateSave: {size: 1Gi}}
 )",
-                   components, R"(  partitions: [{name: batch, nodeSets: [cpu], default: true}]
-  # The test nodes have cgroup v1, which these Slurm versions' cgroup plugins no longer use.
+      components,
+      R"(  # The test nodes have cgroup v1, which these Slurm versions' cgroup plugins no longer use.
   slurmConfig: {ProctrackType: proctrack/linuxproc, TaskPlugin: task/none}
----
+)");
+  if (parts.compute) {
+    absl::StrAppend(&manifest, R"(---
 apiVersion: tidepool.dev/v1alpha1
 kind: NodeSet
 metadata: {name: cpu, namespace: NS}
@@ -44,8 +67,9 @@ spec:
     spec:
       terminationGracePeriodSeconds: 5
       containers: [{name: slurmd, imagePullPolicy: Never}]
-)"),
-      {{"NS", parts.ns}, {"TAG", parts.slurm_tag}});
+)");
+  }
+  return absl::StrReplaceAll(manifest, {{"NS", parts.ns}, {"TAG", parts.slurm_tag}});
 }
 
 }  // namespace tidepool::testing

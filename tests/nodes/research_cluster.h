@@ -4,6 +4,7 @@
 // tests apply, from the project's images of one Slurm version, with the parts a test asks
 // for.
 
+#include <map>
 #include <string>
 
 namespace tidepool::testing {
@@ -13,6 +14,11 @@ struct ResearchClusterParts {
   std::string slurm_tag;    // "26.05"
   std::string mariadb_tag;  // set: accounting with a managed MariaDB of this image
   bool login = false;       // login pods, keys from the Secret "research-ssh-keys"
+  bool compute = true;      // the NodeSet "cpu" and the partition "batch" of its nodes
+  // Set: spec.prolog / spec.epilog name these ConfigMaps.
+  std::string prolog_config_map;
+  std::string epilog_config_map;
+  std::map<std::string, std::string> annotations;  // the SlurmCluster's
 };
 
 std::string ResearchClusterManifest(const ResearchClusterParts& parts);

@@ -15,7 +15,6 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "nodes/kubectl_helpers.h"
@@ -51,7 +50,7 @@ TEST_CASE("a SlurmCluster and a NodeSet applied become a Slurm cluster of pods t
   REQUIRE(!mariadb.empty());
   for (const std::string& tag : tags) {
     INFO("Slurm " << tag);
-    const std::string ns = absl::StrCat("sc-", absl::StrReplaceAll(tag, {{".", "-"}}));
+    const std::string ns = SlurmTagNamespace("sc", tag);
     EnsureNamespace(env, ns);
     TidepoolServices services(env, ns);
     SshClient ssh;

@@ -10,33 +10,16 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "nodes/kubectl_helpers.h"
+#include "nodes/research_cluster.h"
 #include "nodes/tidepool_services.h"
 #include "support/eventually.h"
 #include "support/testenv.h"
 
 namespace tidepool::testing {
 namespace {
-
-std::string ClusterManifest(const std::string& ns, const std::string& tag,
-                            const std::string& annotations) {
-  return absl::StrReplaceAll(R"(apiVersion: tidepool.dev/v1alpha1
-kind: SlurmCluster
-metadata: {name: research, namespace: NS, annotations: {ANNOTATIONS}}
-spec:
-  clusterName: research
-  images:
-    controller: localhost/tidepool/slurmctld:TAG
-    compute: localhost/tidepool/slurmd:TAG
-    restApi: localhost/tidepool/slurmrestd:TAG
-  controller: {stateSave: {size: 1Gi}}
-  slurmConfig: {ProctrackType: proctrack/linuxproc, TaskPlugin: task/none}
-)",
-                             {{"NS", ns}, {"TAG", tag}, {"ANNOTATIONS", annotations}});
-}
 
 std::string Condition(const KubernetesEnv& env, const std::string& ns, const std::string& type,
                       const std::string& field) {
@@ -108,84 +91,84 @@ Snapshot Look(const KubernetesEnv& env, const std::string& ns) {
 
 TEST_CASE("deleting a SlurmCluster stops slurmrestd then slurmctld and keeps the state claim") {
   const KubernetesEnv env = RequireKubernetes();
-  const std::vector<std::string> tags = SlurmTags(env, SlurmVersions::kNewest);
-  REQUIRE(!tags.empty());
-  for (const std::string& tag : tags) {
-    INFO("Slurm " << tag);
-    const std::string ns = absl::StrCat("teardown-", absl::StrReplaceAll(tag, {{".", "-"}}));
-    EnsureNamespace(env, ns);
-    ReleaseNamespaceOnExit release{env, ns};
-    TidepoolServices services(env, ns);
-    ApplyAndAwaitAvailable(env, ns, ClusterManifest(ns, tag, ""), services);
+  ForEachSlurmVersion(
+      env, SlurmVersions::kNewest, "teardown", [&](const std::string& tag, const std::string& ns) {
+        TidepoolServices services(env, ns);
+        // slurmrestd and slurmctld only: the stages this test watches.
+        ApplyAndAwaitAvailable(
+            env, ns, ResearchClusterManifest({.ns = ns, .slurm_tag = tag, .compute = false}),
+            services);
 
-    MustKubectl(env, {"-n", ns, "delete", "slurmcluster", "research", "--wait=false"});
-    bool out_of_order = false;
-    bool saw_terminating = false;
-    bool restarted = false;
-    std::string terminating_message;
-    std::string while_down;
-    const bool gone = PollUntil(
-                          [&] {
-                            const Snapshot s = Look(env, ns);
-                            // slurmctld's StatefulSet may go only after every slurmrestd pod.
-                            if (s.controller_going && s.restapi_pods) out_of_order = true;
-                            if (Condition(env, ns, "Ready", "reason") == "Terminating") {
-                              saw_terminating = true;
-                              // Read apart from the reason: the cluster may be gone by now.
-                              const std::string message = Condition(env, ns, "Ready", "message");
-                              if (!message.empty()) terminating_message = message;
-                            }
-                            if (!restarted && s.restapi_going) {
-                              // Mid-teardown: the controller dies; nothing moves on while
-                              // it is down, and a new one finishes the job.
-                              services.KillClusterController();
-                              absl::SleepFor(absl::Seconds(4));
-                              while_down =
-                                  absl::StrCat("exists=", ClusterExists(env, ns),
-                                               " slurmctld_pods=", Look(env, ns).controller_pods);
-                              services.StartClusterController();
-                              restarted = true;
-                            }
-                            return !ClusterExists(env, ns);
-                          },
-                          absl::Seconds(240), absl::Milliseconds(300))
-                          .has_value();
-    INFO(TryKubectl(env, {"-n", ns, "get", "slurmcluster,all,pvc", "-o", "wide"}).value_or("")
-         << "\n"
-         << TryKubectl(env, {"-n", ns, "get", "events", "--sort-by=.metadata.creationTimestamp"})
-                .value_or("")
-         << "\n"
-         << services.Logs());
-    REQUIRE(gone);
-    CHECK(restarted);
-    // Killed while slurmrestd stopped: the cluster waits for the next controller (its
-    // slurmctld pod too, unless the old one deleted it in the moment before it died).
-    CHECK(absl::StartsWith(while_down, "exists=1"));
-    WARN("while the controller was down: " << while_down);
-    CHECK_FALSE(out_of_order);
-    CHECK(saw_terminating);
-    CHECK(absl::StrContains(terminating_message, "waiting for"));
-    // Everything else it owned goes by garbage collection; the state claim stays.
-    CHECK(PollUntil(
-        [&] {
-          return TryKubectl(env, {"-n", ns, "get", "statefulsets,deployments,pods", "-o", "name"})
-                     .value_or("x") == "";
-        },
-        absl::Seconds(60), absl::Seconds(1)));
-    CHECK(TryKubectl(env, {"-n", ns, "get", "pvc", "research-controller-state"}).has_value());
-    const std::string events =
-        TryKubectl(env, {"-n", ns, "get", "events", "--sort-by=.metadata.creationTimestamp", "-o",
-                         "jsonpath={range .items[*]}{.reason}: {.message}{\"\\n\"}{end}"})
-            .value_or("");
-    INFO(events);
-    CHECK(absl::StrContains(events, "StoppingComponent: teardown: stopping slurmctld"));
-    CHECK(absl::StrContains(events, "TeardownComplete"));
-    // The event the killed controller queued for slurmrestd may not have been written.
-    const size_t restapi = events.find("stopping slurmrestd");
-    if (restapi != std::string::npos) {
-      CHECK(restapi < events.find("stopping slurmctld"));
-    }
-  }
+        MustKubectl(env, {"-n", ns, "delete", "slurmcluster", "research", "--wait=false"});
+        bool out_of_order = false;
+        bool saw_terminating = false;
+        bool restarted = false;
+        std::string terminating_message;
+        std::string while_down;
+        const bool gone =
+            PollUntil(
+                [&] {
+                  const Snapshot s = Look(env, ns);
+                  // slurmctld's StatefulSet may go only after every slurmrestd pod.
+                  if (s.controller_going && s.restapi_pods) out_of_order = true;
+                  if (Condition(env, ns, "Ready", "reason") == "Terminating") {
+                    saw_terminating = true;
+                    // Read apart from the reason: the cluster may be gone by now.
+                    const std::string message = Condition(env, ns, "Ready", "message");
+                    if (!message.empty()) terminating_message = message;
+                  }
+                  if (!restarted && s.restapi_going) {
+                    // Mid-teardown: the controller dies; nothing moves on while
+                    // it is down, and a new one finishes the job.
+                    services.KillClusterController();
+                    absl::SleepFor(absl::Seconds(4));
+                    while_down = absl::StrCat("exists=", ClusterExists(env, ns),
+                                              " slurmctld_pods=", Look(env, ns).controller_pods);
+                    services.StartClusterController();
+                    restarted = true;
+                  }
+                  return !ClusterExists(env, ns);
+                },
+                absl::Seconds(240), absl::Milliseconds(300))
+                .has_value();
+        INFO(
+            TryKubectl(env, {"-n", ns, "get", "slurmcluster,all,pvc", "-o", "wide"}).value_or("")
+            << "\n"
+            << TryKubectl(env, {"-n", ns, "get", "events", "--sort-by=.metadata.creationTimestamp"})
+                   .value_or("")
+            << "\n"
+            << services.Logs());
+        REQUIRE(gone);
+        CHECK(restarted);
+        // Killed while slurmrestd stopped: the cluster waits for the next controller (its
+        // slurmctld pod too, unless the old one deleted it in the moment before it died).
+        CHECK(absl::StartsWith(while_down, "exists=1"));
+        WARN("while the controller was down: " << while_down);
+        CHECK_FALSE(out_of_order);
+        CHECK(saw_terminating);
+        CHECK(absl::StrContains(terminating_message, "waiting for"));
+        // Everything else it owned goes by garbage collection; the state claim stays.
+        CHECK(PollUntil(
+            [&] {
+              return TryKubectl(env,
+                                {"-n", ns, "get", "statefulsets,deployments,pods", "-o", "name"})
+                         .value_or("x") == "";
+            },
+            absl::Seconds(60), absl::Seconds(1)));
+        CHECK(TryKubectl(env, {"-n", ns, "get", "pvc", "research-controller-state"}).has_value());
+        const std::string events =
+            TryKubectl(env, {"-n", ns, "get", "events", "--sort-by=.metadata.creationTimestamp",
+                             "-o", "jsonpath={range .items[*]}{.reason}: {.message}{\"\\n\"}{end}"})
+                .value_or("");
+        INFO(events);
+        CHECK(absl::StrContains(events, "StoppingComponent: teardown: stopping slurmctld"));
+        CHECK(absl::StrContains(events, "TeardownComplete"));
+        // The event the killed controller queued for slurmrestd may not have been written.
+        const size_t restapi = events.find("stopping slurmrestd");
+        if (restapi != std::string::npos) {
+          CHECK(restapi < events.find("stopping slurmctld"));
+        }
+      });
 }
 
 TEST_CASE("with tidepool.dev/delete-claims the teardown deletes the state claim too") {
@@ -196,9 +179,13 @@ TEST_CASE("with tidepool.dev/delete-claims the teardown deletes the state claim 
   EnsureNamespace(env, ns);
   ReleaseNamespaceOnExit release{env, ns};
   TidepoolServices services(env, ns);
-  ApplyAndAwaitAvailable(env, ns,
-                         ClusterManifest(ns, tags.front(), R"(tidepool.dev/delete-claims: "true")"),
-                         services);
+  ApplyAndAwaitAvailable(
+      env, ns,
+      ResearchClusterManifest({.ns = ns,
+                               .slurm_tag = tags.front(),
+                               .compute = false,
+                               .annotations = {{"tidepool.dev/delete-claims", "true"}}}),
+      services);
   REQUIRE(TryKubectl(env, {"-n", ns, "get", "pvc", "research-controller-state"}).has_value());
   MustKubectl(env,
               {"-n", ns, "delete", "slurmcluster", "research", "--wait=true", "--timeout=180s"},

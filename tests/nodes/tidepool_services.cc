@@ -84,4 +84,18 @@ ReleaseNamespaceOnExit::~ReleaseNamespaceOnExit() {
   TryKubectl(env, {"delete", "namespace", ns, "--wait=true", "--timeout=120s"});
 }
 
+void ForEachSlurmVersion(
+    const KubernetesEnv& env, SlurmVersions which, const std::string& prefix,
+    const std::function<void(const std::string& tag, const std::string& ns)>& body) {
+  const std::vector<std::string> tags = SlurmTags(env, which);
+  REQUIRE(!tags.empty());
+  for (const std::string& tag : tags) {
+    INFO("Slurm " << tag);
+    const std::string ns = SlurmTagNamespace(prefix, tag);
+    EnsureNamespace(env, ns);
+    ReleaseNamespaceOnExit release{env, ns};
+    body(tag, ns);
+  }
+}
+
 }  // namespace tidepool::testing

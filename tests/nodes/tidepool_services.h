@@ -3,11 +3,13 @@
 // (config-renderer, slurm-syncer reaching the cluster's slurmrestd through its Service,
 // nodeset-controller, cluster-controller with a control plane of pods); stopped when this
 // goes. The cluster-controller can be killed and started again alone (restart tests).
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "nodes/kubectl_helpers.h"
 #include "support/child_process.h"
 #include "support/testenv.h"
 
@@ -41,5 +43,13 @@ struct ReleaseNamespaceOnExit {
   const KubernetesEnv& env;
   std::string ns;
 };
+
+// Runs `body` once per Slurm version `which` picks (SlurmTags; the nodes carrying none
+// fails the test), with the version in every assertion's message, in a namespace of its
+// own (SlurmTagNamespace(prefix, tag)) made before and released after, also when `body`
+// fails.
+void ForEachSlurmVersion(
+    const KubernetesEnv& env, SlurmVersions which, const std::string& prefix,
+    const std::function<void(const std::string& tag, const std::string& ns)>& body);
 
 }  // namespace tidepool::testing

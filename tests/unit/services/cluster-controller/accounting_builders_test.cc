@@ -101,6 +101,19 @@ TEST_CASE("an accounting spec that cannot work is refused naming the field") {
   CHECK(absl::StrContains(ValidateAccountingSpec(injected).message(),
                           "spec.accounting.external.host"));
 
+  v1::SlurmCluster spaced = External();
+  spaced.mutable_spec()->mutable_accounting()->mutable_external()->set_database("slurm acct");
+  CHECK(absl::StrContains(ValidateAccountingSpec(spaced).message(),
+                          "spec.accounting.external.database \"slurm acct\" contains whitespace"));
+  v1::SlurmCluster quoted = External();
+  quoted.mutable_spec()->mutable_accounting()->mutable_external()->set_host("\"db\"");
+  CHECK(
+      absl::StrContains(ValidateAccountingSpec(quoted).message(), "spec.accounting.external.host"));
+  // What the entrypoint escapes is fine here.
+  v1::SlurmCluster hashed = External();
+  hashed.mutable_spec()->mutable_accounting()->mutable_external()->set_database("acct#1");
+  CHECK(ValidateAccountingSpec(hashed).ok());
+
   v1::SlurmCluster no_secret = External();
   no_secret.mutable_spec()->mutable_accounting()->mutable_external()->clear_credentials_secret();
   CHECK(absl::StrContains(ValidateAccountingSpec(no_secret).message(),
@@ -130,6 +143,21 @@ TEST_CASE("the generated credentials Secret is owned, immutable and holds user a
   CHECK(StringAt(secret, {"data", "username"}) == absl::Base64Escape("slurm"));
   CHECK(StringAt(secret, {"data", "password"}) == absl::Base64Escape("abc123"));
   CHECK(CheckCredentialsSecret(AccountingCredentialsSecretBody(Managed(), "abc123")).ok());
+}
+
+TEST_CASE("an existing generated credentials Secret is used only when it is this cluster's") {
+  const std::string ours = AccountingCredentialsSecretBody(Managed(), "abc123");
+  CHECK(CheckGeneratedCredentialsSecret(Managed(), ours).usable);
+  v1::SlurmCluster again = Managed();  // a cluster made again under the same name
+  again.mutable_metadata()->set_uid("uid-2");
+  const SecretVerdict foreign = CheckGeneratedCredentialsSecret(again, ours);
+  CHECK_FALSE(foreign.usable);
+  CHECK(absl::StrContains(foreign.problem,
+                          "\"research-accounting-db-credentials\" exists but is not controlled"));
+  const SecretVerdict empty =
+      CheckGeneratedCredentialsSecret(Managed(), AccountingCredentialsSecretBody(Managed(), ""));
+  CHECK_FALSE(empty.usable);
+  CHECK(absl::StrContains(empty.problem, "\"password\""));
 }
 
 TEST_CASE("the managed database is one non-root MariaDB keeping its data on a claim") {
@@ -181,8 +209,24 @@ TEST_CASE("slurmdbd is one pod at a time with its keys and the database's creden
   CHECK(StringAt(pod, {"volumes", "1", "secret", "secretName"}) == "mk");
   CHECK(StringAt(pod, {"volumes", "2", "secret", "secretName"}) == "jk");
   CHECK(StringAt(pod, {"volumes", "3", "secret", "secretName"}) == "acct-db");
-  // The password is read from the mounted Secret, never put in the manifest.
-  CHECK_FALSE(absl::StrContains(SlurmdbdDeploymentBody({.cluster = &cluster}), "StoragePass"));
+  // The credentials reach slurmdbd only as files of that Secret, mounted read-only where
+  // TIDEPOOL_SLURMDBD_CREDENTIALS_DIR points; never through the environment, which
+  // `kubectl describe` and /proc/<pid>/environ show.
+  CHECK(StringAt(pod, {"volumes", "3", "name"}) == "credentials");
+  const rapidjson::Value& mounts = *At(container, {"volumeMounts"});
+  int credential_mounts = 0;
+  for (const rapidjson::Value& mount : mounts.GetArray()) {
+    if (StringAt(mount, {"name"}) != "credentials") continue;
+    ++credential_mounts;
+    CHECK(StringAt(mount, {"mountPath"}) == "/etc/tidepool/accounting-db");
+    CHECK(At(mount, {"readOnly"})->GetBool());
+  }
+  CHECK(credential_mounts == 1);
+  CHECK(At(container, {"envFrom"}) == nullptr);
+  for (const rapidjson::Value& variable : (*At(container, {"env"})).GetArray()) {
+    INFO(StringAt(variable, {"name"}));
+    CHECK(At(variable, {"valueFrom"}) == nullptr);
+  }
 
   const rapidjson::Document service = Parse(SlurmdbdServiceBody(cluster));
   CHECK(StringAt(service, {"metadata", "name"}) == "research-accounting");

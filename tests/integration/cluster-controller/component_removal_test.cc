@@ -1,0 +1,318 @@
+// cluster-controller with a control plane of pods against a real API server (no kubelet,
+// no kube-controller-manager: the objects it applies exist, nothing runs them): a
+// component the spec stops asking for is removed, what keeps its data stays, and an
+// object of the same name the cluster does not control is never touched.
+#include <catch2/catch_test_macros.hpp>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "k8s/client.h"
+#include "k8s/config.h"
+#include "k8s/object_json.h"
+#include "k8s/resource.h"
+#include "support/child_process.h"
+#include "support/eventually.h"
+#include "support/http_get.h"
+#include "support/kube_namespace.h"
+#include "support/ports.h"
+#include "support/testenv.h"
+#include "tidepool/resource_types.h"
+
+namespace tidepool::testing {
+namespace {
+
+constexpr char kNamespace[] = "tidepool-component-removal";
+constexpr char kCluster[] = "removal";
+
+void RequireOk(const absl::Status& status) {
+  INFO(status.ToString());
+  REQUIRE(status.ok());
+}
+
+std::optional<absl::Duration> Eventually(const std::function<bool()>& check) {
+  return PollUntil(check, absl::Seconds(30), absl::Milliseconds(50));
+}
+
+std::string BinaryFromEnv(const char* variable) {
+  const char* path = std::getenv(variable);
+  REQUIRE(path != nullptr);
+  return path;
+}
+
+struct Service {
+  ChildProcess process;
+  uint16_t grpc_port;
+  uint16_t http_port;
+};
+
+Service Start(const char* binary_variable, std::vector<std::string> args) {
+  const uint16_t grpc = FreeLoopbackPort().value();
+  const uint16_t http = FreeLoopbackPort().value();
+  args.insert(args.begin(), {"--listen_address=127.0.0.1", absl::StrCat("--grpc_port=", grpc),
+                             absl::StrCat("--http_port=", http)});
+  absl::StatusOr<ChildProcess> process = ChildProcess::Spawn(BinaryFromEnv(binary_variable), args);
+  REQUIRE(process.ok());
+  return {*std::move(process), grpc, http};
+}
+
+void AwaitReady(const Service& service) {
+  const bool ready = Eventually([&] {
+                       absl::StatusOr<HttpResponse> r =
+                           HttpGet(absl::StrCat("http://127.0.0.1:", service.http_port, "/readyz"));
+                       return r.ok() && r->status == 200;
+                     }).has_value();
+  INFO(service.process.Output());
+  REQUIRE(ready);
+}
+
+std::string Name(const char* suffix) { return absl::StrCat(kCluster, suffix); }
+
+// The types the controller makes objects of for a cluster, all labelled with it.
+const std::vector<const k8s::ResourceType*>& ClusterTypes() {
+  static const std::vector<const k8s::ResourceType*> types = {
+      &k8s::Deployments(), &k8s::StatefulSets(),           &k8s::Services(),
+      &k8s::Secrets(),     &k8s::PersistentVolumeClaims(), &k8s::PodDisruptionBudgets(),
+      &k8s::ConfigMaps()};
+  return types;
+}
+
+struct Fixture {
+  Fixture() : kube(Kubernetes().value()) {
+    absl::StatusOr<CommandResult> crds =
+        Kubectl(kube, {"apply", "-f", SourceRoot() + "/manifests/crds"});
+    REQUIRE(crds.ok());
+    REQUIRE(crds->exit_code == 0);
+    RequireOk(Kubectl(kube, {"wait", "--for=condition=Established", "--timeout=60s", "crd",
+                             "slurmclusters.tidepool.dev", "nodesets.tidepool.dev"})
+                  .status());
+    client = std::make_unique<k8s::Client>(k8s::LoadKubeconfig(kube.kubeconfig).value());
+    RequireOk(EnsurePodNamespace(*client, kNamespace));
+    Cleanup();
+    renderer = std::make_unique<Service>(Start("TIDEPOOL_CONFIG_RENDERER", {}));
+    controller = std::make_unique<Service>(
+        Start("TIDEPOOL_CLUSTER_CONTROLLER",
+              {"--kubeconfig=" + kube.kubeconfig,
+               absl::StrCat("--renderer_address=127.0.0.1:", renderer->grpc_port),
+               // No Slurm runs here: the config step, last, cannot reconfigure; the component
+               // steps before it are what this test is about.
+               absl::StrCat("--syncer_address=127.0.0.1:", FreeLoopbackPort().value()),
+               absl::StrCat("--watch_namespace=", kNamespace), "--leader_elect=false",
+               "--log_level=debug", "--control_plane=pods"}));
+    AwaitReady(*renderer);
+    AwaitReady(*controller);
+  }
+  ~Fixture() {
+    controller.reset();
+    Cleanup();
+  }
+  // No garbage collector runs here: everything labelled with the cluster goes by hand, and
+  // the cluster's teardown finalizer is dropped (its teardown waits for pods that a
+  // foreground deletion without a garbage collector never lets go).
+  void Cleanup() {
+    (void)client->MergePatch(api::SlurmClusters(), kNamespace, kCluster,
+                             R"({"metadata":{"finalizers":null}})");
+    (void)client->Delete(api::SlurmClusters(), kNamespace, kCluster);
+    (void)client->Delete(k8s::Secrets(), kNamespace, Name("-ssh-keys"));
+    for (const k8s::ResourceType* type : ClusterTypes()) {
+      absl::StatusOr<k8s::ListResult> listed = client->ListAll(
+          *type, kNamespace, {.label_selector = absl::StrCat("tidepool.dev/cluster=", kCluster)});
+      if (!listed.ok()) continue;
+      for (const std::string& item : listed->items) {
+        absl::StatusOr<k8s::ObjectMeta> meta = k8s::ParseObjectMeta(item);
+        if (!meta.ok()) continue;
+        // Claims carry kubernetes.io/pvc-protection, which only the controller-manager lifts.
+        (void)client->MergePatch(*type, kNamespace, meta->name,
+                                 R"({"metadata":{"finalizers":null}})");
+        (void)client->Delete(*type, kNamespace, meta->name);
+      }
+    }
+  }
+  bool Exists(const k8s::ResourceType& type, const std::string& name) {
+    return client->Get(type, kNamespace, name).ok();
+  }
+  std::string Uid(const k8s::ResourceType& type, const std::string& name) {
+    absl::StatusOr<std::string> json = client->Get(type, kNamespace, name);
+    if (!json.ok()) return "";
+    absl::StatusOr<k8s::ObjectMeta> meta = k8s::ParseObjectMeta(*json);
+    return meta.ok() ? meta->uid : "";
+  }
+  // The SlurmCluster with the images every component needs and `spec` (JSON members).
+  void CreateCluster(const std::string& spec) {
+    RequireOk(
+        client
+            ->Create(api::SlurmClusters(), kNamespace,
+                     absl::StrCat(R"({"apiVersion":"tidepool.dev/v1alpha1","kind":"SlurmCluster",
+              "metadata":{"name":")",
+                                  kCluster, R"("},"spec":{"clusterName":")", kCluster, R"(",
+              "images":{"controller":"slurmctld","compute":"slurmd","restApi":"slurmrestd",
+                        "accounting":"slurmdbd","accountingDatabase":"mariadb","login":"login"},
+              "partitions":[{"name":"cpu","nodeSets":["cpu"],"default":true}],)",
+                                  spec, "}}"))
+            .status());
+  }
+  int Logged(const std::string& event) {
+    const std::string output = controller->process.Output();
+    const std::string what = absl::StrCat("event=", event, " ");
+    int n = 0;
+    for (size_t at = output.find(what); at != std::string::npos; at = output.find(what, at + 1)) {
+      ++n;
+    }
+    return n;
+  }
+  // ComponentRemoved events about the cluster `uid` (earlier runs' stay in the namespace).
+  int RemovedEvents(const std::string& uid) {
+    absl::StatusOr<k8s::ListResult> events = client->ListAll(k8s::EventsV1(), kNamespace, {});
+    if (!events.ok()) return 0;
+    int n = 0;
+    for (const std::string& event : events->items) {
+      if (absl::StrContains(event, R"("reason":"ComponentRemoved")") &&
+          absl::StrContains(event, uid)) {
+        ++n;
+      }
+    }
+    return n;
+  }
+  void SetAccounting(bool enabled) {
+    RequireOk(client
+                  ->MergePatch(api::SlurmClusters(), kNamespace, kCluster,
+                               absl::StrCat(R"({"spec":{"accounting":{"enabled":)",
+                                            enabled ? "true" : "false", "}}}"))
+                  .status());
+  }
+
+  KubernetesEnv kube;
+  std::unique_ptr<k8s::Client> client;
+  std::unique_ptr<Service> renderer, controller;
+};
+
+TEST_CASE("accounting disabled: slurmdbd and the managed database go, their data stays") {
+  Fixture f;
+  // Someone's Deployment under the login pods' name, labelled like the cluster's own (so
+  // the controller's cache holds it) but not controlled by the cluster: the login step,
+  // never wanted here, must leave it.
+  RequireOk(f.client
+                ->Create(k8s::Deployments(), kNamespace,
+                         absl::StrCat(R"({"apiVersion":"apps/v1","kind":"Deployment",
+              "metadata":{"name":")",
+                                      Name("-login"), R"(","labels":{"tidepool.dev/cluster":")",
+                                      kCluster, R"("}},
+              "spec":{"selector":{"matchLabels":{"app":"x"}},"template":{
+              "metadata":{"labels":{"app":"x"}},
+              "spec":{"containers":[{"name":"x","image":"x"}]}}}})"))
+                .status());
+  f.CreateCluster(R"("accounting":{"enabled":true,"managed":{"size":"1Gi"}})");
+  const std::string cluster_uid = f.Uid(api::SlurmClusters(), kCluster);
+  REQUIRE_FALSE(cluster_uid.empty());
+  const std::string slurmdbd = Name("-accounting");
+  const std::string database = Name("-accounting-db");
+  const std::string credentials = Name("-accounting-db-credentials");
+  const bool applied =
+      Eventually([&] {
+        return f.Exists(k8s::Deployments(), slurmdbd) && f.Exists(k8s::StatefulSets(), database);
+      }).has_value();
+  INFO(f.controller->process.Output());
+  REQUIRE(applied);
+  CHECK(f.Exists(k8s::Services(), slurmdbd));
+  CHECK(f.Exists(k8s::Services(), database));
+  const std::string secret_uid = f.Uid(k8s::Secrets(), credentials);
+  REQUIRE_FALSE(secret_uid.empty());
+  // The claim the StatefulSet controller would make from the volumeClaimTemplate (none
+  // runs here), labelled as the template labels it.
+  const std::string data_claim = absl::StrCat("data-", database, "-0");
+  RequireOk(f.client
+                ->Create(k8s::PersistentVolumeClaims(), kNamespace,
+                         absl::StrCat(R"({"apiVersion":"v1","kind":"PersistentVolumeClaim",
+              "metadata":{"name":")",
+                                      data_claim, R"(","labels":{"tidepool.dev/cluster":")",
+                                      kCluster, R"("}},
+              "spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}})"))
+                .status());
+  const std::string controller_uid = f.Uid(k8s::StatefulSets(), Name("-controller"));
+  REQUIRE_FALSE(controller_uid.empty());
+
+  f.SetAccounting(false);
+  const bool removed =
+      Eventually([&] {
+        return !f.Exists(k8s::Deployments(), slurmdbd) && !f.Exists(k8s::Services(), slurmdbd) &&
+               !f.Exists(k8s::StatefulSets(), database) && !f.Exists(k8s::Services(), database);
+      }).has_value();
+  INFO(f.controller->process.Output());
+  REQUIRE(removed);
+  // What keeps the data, and what the spec still asks for, stay as they were.
+  CHECK(f.Uid(k8s::Secrets(), credentials) == secret_uid);
+  CHECK(f.Exists(k8s::PersistentVolumeClaims(), data_claim));
+  CHECK(f.Exists(k8s::PersistentVolumeClaims(), Name("-controller-state")));
+  CHECK(f.Uid(k8s::StatefulSets(), Name("-controller")) == controller_uid);
+  CHECK(f.Exists(k8s::Deployments(), Name("-login")));
+  // One for slurmdbd, one for the database (events are written apart from the sync).
+  CHECK(Eventually([&] { return f.RemovedEvents(cluster_uid) == 2; }).has_value());
+
+  // Enabled again: the same credentials Secret opens the kept data.
+  f.SetAccounting(true);
+  const bool back =
+      Eventually([&] {
+        return f.Exists(k8s::Deployments(), slurmdbd) && f.Exists(k8s::StatefulSets(), database);
+      }).has_value();
+  INFO(f.controller->process.Output());
+  REQUIRE(back);
+  CHECK(f.Uid(k8s::Secrets(), credentials) == secret_uid);
+  CHECK(f.Exists(k8s::Deployments(), Name("-login")));
+  // Every generated Secret was made once, the first time.
+  CHECK(f.Logged("accounting_credentials_created") == 1);
+  CHECK(f.Logged("auth_secret_created") == 2);
+  CHECK(f.RemovedEvents(cluster_uid) == 2);  // told once, whatever the syncs since
+}
+
+TEST_CASE("login pods gone from the spec: their Deployment and Service go, the host key stays") {
+  Fixture f;
+  RequireOk(f.client
+                ->Create(k8s::Secrets(), kNamespace,
+                         absl::StrCat(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":")",
+                                      Name("-ssh-keys"), R"("},"data":{"alice":")",
+                                      absl::Base64Escape("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5 alice"),
+                                      R"("}})"))
+                .status());
+  f.CreateCluster(
+      absl::StrCat(R"("login":{"replicas":1,"sshKeysSecret":")", Name("-ssh-keys"), R"("})"));
+  const std::string cluster_uid = f.Uid(api::SlurmClusters(), kCluster);
+  REQUIRE_FALSE(cluster_uid.empty());
+  const std::string login = Name("-login");
+  const bool applied =
+      Eventually([&] {
+        return f.Exists(k8s::Deployments(), login) && f.Exists(k8s::Services(), login);
+      }).has_value();
+  INFO(f.controller->process.Output());
+  REQUIRE(applied);
+  const std::string host_key_uid = f.Uid(k8s::Secrets(), Name("-login-host-keys"));
+  REQUIRE_FALSE(host_key_uid.empty());
+  REQUIRE(f.Exists(k8s::ConfigMaps(), Name("-users")));
+
+  RequireOk(
+      f.client->MergePatch(api::SlurmClusters(), kNamespace, kCluster, R"({"spec":{"login":null}})")
+          .status());
+  const bool removed =
+      Eventually([&] {
+        return !f.Exists(k8s::Deployments(), login) && !f.Exists(k8s::Services(), login);
+      }).has_value();
+  INFO(f.controller->process.Output());
+  REQUIRE(removed);
+  // The key users' known_hosts trust, and the accounts slurmctld resolves, stay.
+  CHECK(f.Uid(k8s::Secrets(), Name("-login-host-keys")) == host_key_uid);
+  CHECK(f.Exists(k8s::ConfigMaps(), Name("-users")));
+  CHECK(f.Exists(k8s::StatefulSets(), Name("-controller")));
+  CHECK(Eventually([&] { return f.RemovedEvents(cluster_uid) == 1; }).has_value());
+  CHECK(f.Logged("login_host_key_created") == 1);
+  absl::SleepFor(absl::Seconds(2));  // more syncs (the login step rechecks) tell nothing new
+  CHECK(f.RemovedEvents(cluster_uid) == 1);
+}
+
+}  // namespace
+}  // namespace tidepool::testing
