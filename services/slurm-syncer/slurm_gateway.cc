@@ -48,9 +48,9 @@ std::string SlurmGateway::version() {
   return client_ != nullptr ? client_->version() : "";
 }
 
-absl::StatusOr<Client*> SlurmGateway::ConnectedClient() {
+absl::StatusOr<std::shared_ptr<Client>> SlurmGateway::ConnectedClient() {
   absl::MutexLock lock(&mutex_);
-  if (client_ != nullptr) return client_.get();
+  if (client_ != nullptr) return client_;
   const absl::Time now = absl::Now();
   if (now - last_attempt_ < reconnect_interval_) return last_failure_;
   last_attempt_ = now;
@@ -78,7 +78,20 @@ absl::StatusOr<Client*> SlurmGateway::ConnectedClient() {
   }
   client_ = *std::move(client);
   common::LogInfo("slurmrestd_connected", {{"endpoint", client_->Describe()}});
-  return client_.get();
+  return client_;
+}
+
+void SlurmGateway::ForgetUnreachable(const std::shared_ptr<Client>& client,
+                                     const absl::Status& status) {
+  if (resolve_base_url_ == nullptr || !absl::IsUnavailable(status)) return;
+  absl::MutexLock lock(&mutex_);
+  if (client_ != client) return;  // another call already forgot it
+  common::LogWarn("slurmrestd_address_forgotten",
+                  {{"endpoint", client_->Describe()},
+                   {"error", status},
+                   {"action", "reading slurmrestd's Service again at the next call"}});
+  client_.reset();
+  last_failure_ = status;
 }
 
 void SlurmGateway::Record(Endpoint endpoint, const absl::Status& status, absl::Duration took) {
@@ -97,15 +110,18 @@ void SlurmGateway::Record(Endpoint endpoint, const absl::Status& status, absl::D
 template <typename Call>
 auto SlurmGateway::Observe(Endpoint endpoint, Call call)
     -> decltype(call(std::declval<Client&>())) {
-  absl::StatusOr<Client*> client = ConnectedClient();
+  absl::StatusOr<std::shared_ptr<Client>> client = ConnectedClient();
   if (!client.ok()) return client.status();
   const absl::Time start = absl::Now();
   auto result = call(**client);
+  absl::Status status;
   if constexpr (std::is_same_v<decltype(result), absl::Status>) {
-    Record(endpoint, result, absl::Now() - start);
+    status = result;
   } else {
-    Record(endpoint, result.status(), absl::Now() - start);
+    status = result.status();
   }
+  Record(endpoint, status, absl::Now() - start);
+  ForgetUnreachable(*client, status);
   return result;
 }
 

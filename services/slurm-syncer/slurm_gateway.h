@@ -57,7 +57,12 @@ class SlurmGateway {
     const char* method;
     const char* path;  // the REST path's first segment: bounded label values
   };
-  absl::StatusOr<slurm::rest::Client*> ConnectedClient();
+  // Shared: a call in flight keeps its client when another call drops it.
+  absl::StatusOr<std::shared_ptr<slurm::rest::Client>> ConnectedClient();
+  // After `client` could not reach slurmrestd: with a resolver, forgets it, so the next
+  // call reads the address again (the Service of a cluster made again has a new IP).
+  void ForgetUnreachable(const std::shared_ptr<slurm::rest::Client>& client,
+                         const absl::Status& status);
   template <typename Call>
   auto Observe(Endpoint endpoint, Call call)
       -> decltype(call(std::declval<slurm::rest::Client&>()));
@@ -70,7 +75,7 @@ class SlurmGateway {
   prometheus::Family<prometheus::Histogram>& durations_;
 
   absl::Mutex mutex_;
-  std::unique_ptr<slurm::rest::Client> client_ ABSL_GUARDED_BY(mutex_);
+  std::shared_ptr<slurm::rest::Client> client_ ABSL_GUARDED_BY(mutex_);
   absl::Status last_failure_ ABSL_GUARDED_BY(mutex_);
   absl::Time last_attempt_ ABSL_GUARDED_BY(mutex_) = absl::InfinitePast();
 };
