@@ -1,0 +1,55 @@
+#pragma once
+
+// One pod key's sync: observe (the pod, its jobs, the cluster view) → Decide → act, with
+// an event on the pod for every action. Level-triggered: every sync recomputes from the
+// informers' caches and the job table.
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "common/clock.h"
+#include "job_table.h"
+#include "k8s/client.h"
+#include "k8s/controller.h"
+#include "k8s/event_recorder.h"
+#include "k8s/informer.h"
+#include "metrics.h"
+#include "syncer_jobs.h"
+
+namespace tidepool::podsched {
+
+struct Informers {
+  k8s::Informer* pods = nullptr;         // pods not using the default scheduler
+  k8s::Informer* slurmd_pods = nullptr;  // the cluster namespace's slurmd pods
+  k8s::Informer* node_sets = nullptr;    // the cluster namespace's NodeSets
+  k8s::Informer* clusters = nullptr;     // the cluster namespace's SlurmClusters
+};
+
+struct SyncContext {
+  k8s::Client* client = nullptr;
+  Informers informers;
+  JobTable* jobs = nullptr;
+  SyncerJobs* syncer = nullptr;
+  k8s::EventRecorder* events = nullptr;
+  SchedulerMetrics* metrics = nullptr;
+  common::Clock* clock = nullptr;
+  std::string cluster_namespace;
+  std::string cluster_name;
+};
+
+class PodSync : public k8s::Reconciler {
+ public:
+  explicit PodSync(SyncContext context) : context_(std::move(context)) {}
+  absl::StatusOr<k8s::ReconcileResult> Reconcile(const std::string& key) override;
+
+  // The scheduler name the cluster's pods use, or "" when the cluster is absent or its
+  // pod scheduler disabled.
+  std::string SchedulerName();
+  // Pod counts for the gauges (pending: ours and not bound).
+  void UpdatePodGauges();
+
+ private:
+  const SyncContext context_;
+};
+
+}  // namespace tidepool::podsched
