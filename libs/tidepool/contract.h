@@ -70,6 +70,10 @@ inline constexpr char kTimeLimitAnnotation[] = "tidepool.dev/time-limit";
 inline constexpr char kExclusiveAnnotation[] = "tidepool.dev/exclusive";
 inline constexpr char kReservationAnnotation[] = "tidepool.dev/reservation";
 inline constexpr char kCommentAnnotation[] = "tidepool.dev/comment";
+// Pod annotations of a pod group (gang): pods sharing the group name (in one namespace)
+// become one Slurm job of pod-group-size nodes, placed together or not at all.
+inline constexpr char kPodGroupAnnotation[] = "tidepool.dev/pod-group";
+inline constexpr char kPodGroupSizeAnnotation[] = "tidepool.dev/pod-group-size";
 // Pod annotation the pod-scheduler writes once the pod's placeholder job exists.
 inline constexpr char kSlurmJobIdAnnotation[] = "tidepool.dev/slurm-job-id";
 // The scheduler name a SlurmCluster's pod scheduler answers to when its

@@ -6,9 +6,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "job_facts.h"
 #include "job_identity.h"
 #include "job_spec.h"
-#include "slurm/hostlist/hostlist.h"
+#include "pod_group.h"
 #include "tidepool/contract.h"
 
 namespace tidepool::podsched {
@@ -16,94 +17,38 @@ namespace {
 
 using tidepool::v1::SlurmJob;
 
-constexpr char kPodScheduledCondition[] = "PodScheduled";
-
-const std::set<std::string>& EndedStates() {
-  static const auto* const states = new std::set<std::string>{
-      "COMPLETED", "CANCELLED", "FAILED",        "TIMEOUT",      "PREEMPTED", "NODE_FAIL",
-      "BOOT_FAIL", "DEADLINE",  "OUT_OF_MEMORY", "SPECIAL_EXIT", "REVOKED"};
-  return *states;
-}
-
-bool Ended(const SlurmJob& job) {
-  return job.finished() || (job.states_size() > 0 && EndedStates().contains(job.states(0)));
-}
-
-bool Running(const SlurmJob& job) { return job.states_size() > 0 && job.states(0) == "RUNNING"; }
-
-std::string StatesOf(const SlurmJob& job) { return absl::StrJoin(job.states(), "+"); }
-
 bool OfPod(const SlurmJob& job, const std::string& uid) {
   std::optional<std::string> job_uid = PodUidOfJobName(job.name());
   return job_uid.has_value() && *job_uid == uid;
 }
 
-Action Cancel(const SlurmJob& job, absl::string_view why) {
-  return {.kind = Action::Kind::kCancelJob,
-          .job_id = job.job_id(),
-          .reason = api::kJobCancelledReason,
-          .message = absl::StrCat("cancelled Slurm job ", job.job_id(), ": ", why)};
-}
-
-// Why the pod is no longer live, for the cancel message; "" while it is.
+// Why the pod has no single-pod job (any it has is cancelled); "" while it should.
 std::string PodEnd(const ScheduledPod* pod) {
   if (pod == nullptr) return "its pod is gone";
   if (pod->pod.deleting) return "its pod is being deleted";
   if (pod->Finished()) return absl::StrCat("its pod has ", pod->pod.phase);
+  if (std::optional<std::string> group = PodGroupOf(pod->pod)) {
+    return absl::StrCat("its pod belongs to pod group ", *group);
+  }
   return "";
 }
 
-std::optional<uint32_t> AnnotatedJobId(const api::PodView& pod) {
-  auto it = pod.annotations.find(api::kSlurmJobIdAnnotation);
-  uint32_t id = 0;
-  if (it == pod.annotations.end() || !absl::SimpleAtoi(it->second, &id) || id == 0) {
-    return std::nullopt;
-  }
-  return id;
-}
-
-// The pod's job: its lowest-numbered active one, else its latest ended one.
-const SlurmJob* PrimaryJob(const std::vector<const SlurmJob*>& own) {
-  const SlurmJob* primary = nullptr;
-  for (const SlurmJob* job : own) {
-    if (JobActive(*job) &&
-        (primary == nullptr || !JobActive(*primary) || job->job_id() < primary->job_id())) {
-      primary = job;
-    } else if (!JobActive(*job) && (primary == nullptr ||
-                                    (!JobActive(*primary) && job->job_id() > primary->job_id()))) {
-      primary = job;
-    }
-  }
-  return primary;
-}
-
-bool AlreadyMarked(const api::PodView& pod, const std::string& message) {
-  auto it = pod.conditions.find(kPodScheduledCondition);
-  return it != pod.conditions.end() && it->second.status == "False" &&
-         it->second.reason == api::kInvalidPlacementReason && it->second.message == message;
-}
-
-Action DeleteForEndedJob(const SlurmJob& job) {
-  return {.kind = Action::Kind::kDeletePod,
-          .job_id = job.job_id(),
-          .reason = api::kJobEndedReason,
-          .message = absl::StrCat("Slurm job ", job.job_id(), " ended: ", StatesOf(job),
-                                  job.reason().empty() || job.reason() == "None"
-                                      ? ""
-                                      : absl::StrCat(" (", job.reason(), ")"))};
-}
-
-// The first Slurm node of the job's allocation (a placeholder job has one).
-std::string FirstNode(const SlurmJob& job) {
-  absl::StatusOr<std::vector<std::string>> nodes = slurm::ExpandHostlist(job.nodes());
-  if (!nodes.ok() || nodes->empty()) return "";
-  return nodes->front();
+// A pod naming a pod group is placed with its group (decide_group.h); here only a bad
+// group name is reported.
+std::vector<Action> ForGroupMember(const ScheduledPod& pod) {
+  std::optional<std::string> group = PodGroupOf(pod.pod);
+  absl::Status valid = ValidGroupName(*group);
+  if (valid.ok() || AlreadyMarkedInvalid(pod.pod, std::string(valid.message()))) return {};
+  return {{.kind = Action::Kind::kMarkUnschedulable,
+           .reason = api::kInvalidPlacementReason,
+           .message = std::string(valid.message())}};
 }
 
 std::vector<Action> ForRunningJob(const ScheduledPod& pod, const SlurmJob& job,
                                   const ClusterView& cluster) {
   if (!pod.pod.node_name.empty()) return {};
-  const std::string slurm_node = FirstNode(job);
+  const std::vector<std::string> nodes = JobNodes(job);
+  const std::string slurm_node = nodes.empty() ? job.nodes() : nodes.front();
   std::optional<std::string> node = cluster.NodeFor(slurm_node);
   if (!node.has_value()) {
     return {{.kind = Action::Kind::kWaitForNode,
@@ -128,7 +73,7 @@ std::vector<Action> WithoutJob(const ScheduledPod& pod, const DecisionInput& inp
       JobSpecForPod(pod.pod, pod.requests, cluster.gpu_type);
   if (!spec.ok()) {
     const std::string message(spec.status().message());
-    if (AlreadyMarked(pod.pod, message)) return {};
+    if (AlreadyMarkedInvalid(pod.pod, message)) return {};
     return {{.kind = Action::Kind::kMarkUnschedulable,
              .reason = api::kInvalidPlacementReason,
              .message = message}};
@@ -137,8 +82,6 @@ std::vector<Action> WithoutJob(const ScheduledPod& pod, const DecisionInput& inp
 }
 
 }  // namespace
-
-bool JobActive(const SlurmJob& job) { return !Ended(job); }
 
 std::vector<Action> Decide(const DecisionInput& input, const ClusterView& cluster) {
   std::vector<Action> actions;
@@ -149,16 +92,23 @@ std::vector<Action> Decide(const DecisionInput& input, const ClusterView& cluste
     if (ours) {
       own.push_back(&job);
     } else if (JobActive(job)) {
-      actions.push_back(
-          Cancel(job, pod_end.empty() ? "it belongs to an earlier pod of this name" : pod_end));
+      actions.push_back(CancelJobAction(
+          job, pod_end.empty() ? "it belongs to an earlier pod of this name" : pod_end));
     }
+  }
+  if (input.pod != nullptr && PodGroupOf(input.pod->pod).has_value() && !input.pod->pod.deleting &&
+      !input.pod->Finished()) {
+    std::vector<Action> next = ForGroupMember(*input.pod);
+    actions.insert(actions.end(), next.begin(), next.end());
+    return actions;
   }
   if (!pod_end.empty()) return actions;
   const ScheduledPod& pod = *input.pod;
   const SlurmJob* primary = PrimaryJob(own);
   for (const SlurmJob* job : own) {
     if (job != primary && JobActive(*job)) {
-      actions.push_back(Cancel(*job, absl::StrCat("a duplicate of job ", primary->job_id())));
+      actions.push_back(
+          CancelJobAction(*job, absl::StrCat("a duplicate of job ", primary->job_id())));
     }
   }
   if (primary == nullptr) {
@@ -169,9 +119,9 @@ std::vector<Action> Decide(const DecisionInput& input, const ClusterView& cluste
   if (AnnotatedJobId(pod.pod) != primary->job_id()) {
     actions.push_back({.kind = Action::Kind::kAnnotateJobId, .job_id = primary->job_id()});
   }
-  if (Ended(*primary)) {
+  if (JobEnded(*primary)) {
     actions.push_back(DeleteForEndedJob(*primary));
-  } else if (Running(*primary) && !primary->nodes().empty()) {
+  } else if (JobRunning(*primary) && !primary->nodes().empty()) {
     std::vector<Action> next = ForRunningJob(pod, *primary, cluster);
     actions.insert(actions.end(), next.begin(), next.end());
   } else if (!pod.pod.node_name.empty()) {
@@ -180,7 +130,7 @@ std::vector<Action> Decide(const DecisionInput& input, const ClusterView& cluste
                        .job_id = primary->job_id(),
                        .reason = api::kJobEndedReason,
                        .message = absl::StrCat("Slurm job ", primary->job_id(),
-                                               " left its node: ", StatesOf(*primary))});
+                                               " left its node: ", JobStates(*primary))});
   }
   return actions;
 }

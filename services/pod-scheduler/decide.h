@@ -18,29 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "action.h"
 #include "cluster_view.h"
 #include "scheduled_pod.h"
 #include "tidepool/v1/syncer.pb.h"
 
 namespace tidepool::podsched {
-
-struct Action {
-  enum class Kind {
-    kSubmit,             // spec
-    kAnnotateJobId,      // job_id
-    kBind,               // node, job_id
-    kDeletePod,          // reason, message, job_id
-    kCancelJob,          // job_id, reason, message
-    kMarkUnschedulable,  // reason, message: PodScheduled=False plus a Warning event
-    kWaitForNode,        // message: the job runs on a Slurm node with no slurmd pod known
-  };
-  Kind kind;
-  tidepool::v1::JobSpec spec;
-  uint32_t job_id = 0;
-  std::string node;
-  std::string reason;
-  std::string message;
-};
 
 struct DecisionInput {
   const ScheduledPod* pod = nullptr;  // null: the pod is gone
@@ -49,9 +32,6 @@ struct DecisionInput {
   // may be made before, or a restart could submit a pod's job twice).
   bool jobs_view_fresh = false;
 };
-
-// Started or waiting: neither ended nor finished.
-bool JobActive(const tidepool::v1::SlurmJob& job);
 
 std::vector<Action> Decide(const DecisionInput& input, const ClusterView& cluster);
 

@@ -4,6 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "job_identity.h"
+#include "pod_group.h"
+#include "tidepool/contract.h"
 
 namespace tidepool::podsched {
 namespace {
@@ -53,6 +55,51 @@ absl::StatusOr<tidepool::v1::JobSpec> JobSpecForPod(const api::PodView& pod,
         absl::StrCat("resource requests: ", requests.status().message()));
   }
   return BuildJobSpec(pod, *requests, *placement, gpu_type);
+}
+
+absl::StatusOr<tidepool::v1::JobSpec> JobSpecForGroup(
+    const std::string& ns, const std::string& group,
+    const std::vector<const ScheduledPod*>& members, const std::string& gpu_type) {
+  const ScheduledPod& first = *members.front();
+  absl::StatusOr<int> size = PodGroupSize(first.pod);
+  absl::StatusOr<Placement> placement = ParsePlacement(first.pod.annotations);
+  PodRequests per_node;
+  std::vector<std::string> uids;
+  for (const ScheduledPod* member : members) {
+    const std::string who = absl::StrCat("pod ", member->pod.name, ": ");
+    absl::StatusOr<int> member_size = PodGroupSize(member->pod);
+    if (!member_size.ok())
+      return absl::InvalidArgumentError(absl::StrCat(who, member_size.status().message()));
+    if (*member_size != *size) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "pods of pod group ", group, " disagree on ", api::kPodGroupSizeAnnotation, " (pod ",
+          first.pod.name, ": ", *size, ", pod ", member->pod.name, ": ", *member_size, ")"));
+    }
+    absl::StatusOr<Placement> member_placement = ParsePlacement(member->pod.annotations);
+    if (!member_placement.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(who, member_placement.status().message()));
+    }
+    if (!(*member_placement == *placement)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("pods of pod group ", group,
+                       " disagree on their tidepool.dev/* placement annotations (pod ",
+                       first.pod.name, " and pod ", member->pod.name, ")"));
+    }
+    if (!member->requests.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(who, "resource requests: ", member->requests.status().message()));
+    }
+    per_node.cpu_milli = std::max(per_node.cpu_milli, member->requests->cpu_milli);
+    per_node.memory_bytes = std::max(per_node.memory_bytes, member->requests->memory_bytes);
+    per_node.gpus = std::max(per_node.gpus, member->requests->gpus);
+    uids.push_back(member->pod.uid);
+  }
+  tidepool::v1::JobSpec job = BuildJobSpec(first.pod, per_node, *placement, gpu_type);
+  job.set_name(GroupJobNameFor(GroupFingerprint(uids)));
+  job.set_comment(GroupJobCommentFor(ns, group, placement->comment));
+  job.set_nodes(absl::StrCat(*size));
+  job.set_tasks(*size);
+  return job;
 }
 
 }  // namespace tidepool::podsched

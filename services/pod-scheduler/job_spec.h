@@ -5,10 +5,12 @@
 // sleeps), placed by the pod's annotations and named by job_identity.h.
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "placement.h"
 #include "pod_requests.h"
+#include "scheduled_pod.h"
 #include "tidepool/pod_view.h"
 #include "tidepool/v1/syncer.pb.h"
 
@@ -28,5 +30,12 @@ tidepool::v1::JobSpec BuildJobSpec(const api::PodView& pod, const PodRequests& r
 absl::StatusOr<tidepool::v1::JobSpec> JobSpecForPod(const api::PodView& pod,
                                                     const absl::StatusOr<PodRequests>& requests,
                                                     const std::string& gpu_type);
+
+// A pod group's job: N nodes, one task each, every node holding the most any member asks
+// for; the members must agree on size and placement annotations. InvalidArgument naming
+// the pod and annotation otherwise. `members` are the group's live pods (not empty).
+absl::StatusOr<tidepool::v1::JobSpec> JobSpecForGroup(
+    const std::string& ns, const std::string& group,
+    const std::vector<const ScheduledPod*>& members, const std::string& gpu_type);
 
 }  // namespace tidepool::podsched

@@ -13,8 +13,7 @@ absl::Time TimeOf(const google::protobuf::Timestamp& t) {
 }
 
 std::optional<std::string> PodKeyOf(const tidepool::v1::SlurmJob& job) {
-  if (!PodUidOfJobName(job.name()).has_value()) return std::nullopt;
-  return PodKeyOfJobComment(job.comment());
+  return SyncKeyOfJob(job.name(), job.comment());
 }
 
 }  // namespace

@@ -25,6 +25,8 @@ struct Placement {
   tidepool::v1::JobSpec::Exclusive exclusive = tidepool::v1::JobSpec::EXCLUSIVE_UNSPECIFIED;
   std::string reservation;
   std::string comment;
+
+  bool operator==(const Placement&) const = default;
 };
 
 // InvalidArgument naming the first bad annotation and what is wrong with its value, e.g.

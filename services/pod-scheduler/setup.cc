@@ -121,11 +121,15 @@ class Process {
     return true;
   }
 
-  // Every pod of the cache and every pod key a placeholder job names (the reaper's).
+  // Every pod of the cache and its group, and every key a placeholder job names (the
+  // reaper's).
   std::vector<std::string> AllKeys() {
-    std::vector<std::string> keys = informers_.pods->Keys();
-    for (std::string& key : jobs_.PodKeys()) keys.push_back(std::move(key));
-    return keys;
+    std::set<std::string> keys;
+    for (const k8s::CachedObjectPtr& pod : informers_.pods->List()) {
+      for (std::string& key : PodSync::SyncKeysOf(*pod)) keys.insert(std::move(key));
+    }
+    for (std::string& key : jobs_.PodKeys()) keys.insert(std::move(key));
+    return {keys.begin(), keys.end()};
   }
 
   void OnJobsChanged(const std::set<std::string>& keys, bool snapshot) {
@@ -138,7 +142,7 @@ class Process {
 
   void RegisterHandlers() {
     auto enqueue = [this](const k8s::CachedObjectPtr& object) {
-      controller_->Enqueue(object->meta.ns + "/" + object->meta.name);
+      for (const std::string& key : PodSync::SyncKeysOf(*object)) controller_->Enqueue(key);
     };
     informers_.pods->AddHandlers(
         {.on_add = enqueue,

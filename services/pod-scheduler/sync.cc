@@ -7,7 +7,9 @@
 #include "cluster_view.h"
 #include "common/log.h"
 #include "decide.h"
+#include "decide_group.h"
 #include "job_identity.h"
+#include "pod_group.h"
 #include "pod_writes.h"
 #include "scheduled_pod.h"
 #include "tidepool/contract.h"
@@ -39,27 +41,35 @@ k8s::ObjectReference PodReference(const api::PodView& pod) {
 
 class Executor {
  public:
-  Executor(const SyncContext& c, const std::string& key, const ScheduledPod* pod)
-      : c_(c), key_(key), pod_(pod) {}
+  // `pods`: the pods the actions may name (a single pod, or a group's members; an action
+  // with an empty Action::pod means the first). `key` is the sync key, for logs.
+  Executor(const SyncContext& c, const std::string& key, std::vector<const ScheduledPod*> pods)
+      : c_(c), key_(key), pods_(std::move(pods)) {}
 
-  // The first failure is returned (the key is retried with backoff); later actions of
-  // the same decision still run when they do not depend on it.
+  // The failure is returned (the key is retried with backoff); the caller runs the other
+  // actions of the decision anyway when they do not depend on it.
   absl::Status Run(const Action& action) {
+    const ScheduledPod* pod = PodFor(action);
+    const bool needs_pod =
+        action.kind != Action::Kind::kSubmit && action.kind != Action::Kind::kCancelJob;
+    if (needs_pod && pod == nullptr) {
+      return absl::InternalError(absl::StrCat("no pod \"", action.pod, "\" for ", key_));
+    }
     switch (action.kind) {
       case Action::Kind::kSubmit:
         return Submit(action);
       case Action::Kind::kAnnotateJobId:
-        return Count("annotate", AnnotateJobId(*c_.client, pod_->pod, action.job_id));
+        return Count("annotate", AnnotateJobId(*c_.client, pod->pod, action.job_id));
       case Action::Kind::kBind:
-        return Bind(action);
+        return Bind(*pod, action);
       case Action::Kind::kDeletePod:
-        return Delete(action);
+        return Delete(*pod, action);
       case Action::Kind::kCancelJob:
         return Cancel(action);
       case Action::Kind::kMarkUnschedulable:
-        return MarkInvalid(action);
+        return MarkInvalid(*pod, action);
       case Action::Kind::kWaitForNode:
-        Event(k8s::EventType::kWarning, "WaitingForNode", "Bind", action.message);
+        Event(pod, k8s::EventType::kWarning, "WaitingForNode", "Bind", action.message);
         wait_ = true;
         return absl::OkStatus();
     }
@@ -69,22 +79,33 @@ class Executor {
   bool wait() const { return wait_; }
 
  private:
+  const ScheduledPod* PodFor(const Action& action) const {
+    for (const ScheduledPod* pod : pods_) {
+      if (action.pod.empty() || pod->pod.name == action.pod) return pod;
+    }
+    return nullptr;
+  }
+
   absl::Status Count(absl::string_view kind, absl::Status status) {
     if (!status.ok()) c_.metrics->CountError(kind);
     return status;
   }
 
-  void Event(k8s::EventType type, absl::string_view reason, absl::string_view action,
-             absl::string_view note) {
-    if (pod_ == nullptr) return;
-    c_.events->Record(PodReference(pod_->pod), type, reason, action, note);
+  // On `pod`, or on every pod of the decision when null (a job's events).
+  void Event(const ScheduledPod* pod, k8s::EventType type, absl::string_view reason,
+             absl::string_view action, absl::string_view note) {
+    for (const ScheduledPod* each : pods_) {
+      if (pod == nullptr || each == pod) {
+        c_.events->Record(PodReference(each->pod), type, reason, action, note);
+      }
+    }
   }
 
   absl::Status Submit(const Action& action) {
     absl::StatusOr<uint32_t> id = c_.syncer->Submit(action.spec);
     if (!id.ok()) {
       c_.metrics->CountError("submit");
-      Event(k8s::EventType::kWarning, api::kFailedSubmitReason, "Submit",
+      Event(nullptr, k8s::EventType::kWarning, api::kFailedSubmitReason, "Submit",
             absl::StrCat("submitting the placeholder job: ", id.status().message()));
       return id.status();
     }
@@ -95,38 +116,43 @@ class Executor {
     job.add_states("PENDING");
     c_.jobs->NoteSubmitted(key_, job);
     c_.metrics->CountSubmitted();
-    common::LogInfo("job_submitted", {{"pod", key_}, {"job_id", static_cast<int64_t>(*id)}});
-    Event(k8s::EventType::kNormal, api::kJobSubmittedReason, "Submit",
-          absl::StrCat("submitted Slurm job ", *id, " (", action.spec.cpus_per_task(), " CPUs",
+    common::LogInfo("job_submitted", {{"key", key_}, {"job_id", static_cast<int64_t>(*id)}});
+    Event(nullptr, k8s::EventType::kNormal, api::kJobSubmittedReason, "Submit",
+          absl::StrCat("submitted Slurm job ", *id, " (", action.spec.nodes(), " node(s), ",
+                       action.spec.cpus_per_task(), " CPUs",
                        action.spec.tres_per_node().empty() ? "" : ", ", action.spec.tres_per_node(),
                        ")"));
-    return Count("annotate", AnnotateJobId(*c_.client, pod_->pod, *id));
+    absl::Status first = absl::OkStatus();
+    for (const ScheduledPod* pod : pods_) {
+      first.Update(Count("annotate", AnnotateJobId(*c_.client, pod->pod, *id)));
+    }
+    return first;
   }
 
-  absl::Status Bind(const Action& action) {
-    absl::Status bound = BindPod(*c_.client, pod_->pod, action.node);
+  absl::Status Bind(const ScheduledPod& pod, const Action& action) {
+    absl::Status bound = BindPod(*c_.client, pod.pod, action.node);
     if (!bound.ok()) {
       c_.metrics->CountError("bind");
-      Event(k8s::EventType::kWarning, api::kFailedBindReason, "Bind",
+      Event(&pod, k8s::EventType::kWarning, api::kFailedBindReason, "Bind",
             absl::StrCat("binding to ", action.node, ": ", bound.message()));
       return bound;
     }
-    c_.metrics->ObserveBind(absl::ToDoubleSeconds(c_.clock->Now() - pod_->created));
-    common::LogInfo(
-        "pod_bound",
-        {{"pod", key_}, {"node", action.node}, {"job_id", static_cast<int64_t>(action.job_id)}});
-    Event(k8s::EventType::kNormal, api::kBoundReason, "Bind",
+    c_.metrics->ObserveBind(absl::ToDoubleSeconds(c_.clock->Now() - pod.created));
+    common::LogInfo("pod_bound", {{"pod", pod.pod.Key()},
+                                  {"node", action.node},
+                                  {"job_id", static_cast<int64_t>(action.job_id)}});
+    Event(&pod, k8s::EventType::kNormal, api::kBoundReason, "Bind",
           absl::StrCat("bound to ", action.node, " where Slurm started job ", action.job_id));
     return absl::OkStatus();
   }
 
-  absl::Status Delete(const Action& action) {
-    Event(k8s::EventType::kNormal, action.reason, "Delete",
+  absl::Status Delete(const ScheduledPod& pod, const Action& action) {
+    Event(&pod, k8s::EventType::kNormal, action.reason, "Delete",
           absl::StrCat(action.message, "; deleting the pod"));
-    absl::Status deleted = DeletePod(*c_.client, pod_->pod);
+    absl::Status deleted = DeletePod(*c_.client, pod.pod);
     if (!deleted.ok()) return Count("delete", deleted);
     c_.metrics->CountPodDeleted();
-    common::LogInfo("pod_deleted", {{"pod", key_}, {"why", action.message}});
+    common::LogInfo("pod_deleted", {{"pod", pod.pod.Key()}, {"why", action.message}});
     return absl::OkStatus();
   }
 
@@ -136,24 +162,35 @@ class Executor {
     c_.metrics->CountCancelled();
     common::LogInfo(
         "job_cancelled",
-        {{"pod", key_}, {"job_id", static_cast<int64_t>(action.job_id)}, {"why", action.message}});
-    Event(k8s::EventType::kNormal, action.reason, "Cancel", action.message);
+        {{"key", key_}, {"job_id", static_cast<int64_t>(action.job_id)}, {"why", action.message}});
+    Event(nullptr, k8s::EventType::kNormal, action.reason, "Cancel", action.message);
     return absl::OkStatus();
   }
 
-  absl::Status MarkInvalid(const Action& action) {
+  absl::Status MarkInvalid(const ScheduledPod& pod, const Action& action) {
     c_.metrics->CountError("invalid_placement");
-    Event(k8s::EventType::kWarning, action.reason, "Submit",
+    Event(&pod, k8s::EventType::kWarning, action.reason, "Submit",
           absl::StrCat("no Slurm job: ", action.message));
-    return Count("status", MarkUnschedulable(*c_.client, pod_->pod, action.reason, action.message,
+    return Count("status", MarkUnschedulable(*c_.client, pod.pod, action.reason, action.message,
                                              c_.clock->Now()));
   }
 
   const SyncContext& c_;
   const std::string& key_;
-  const ScheduledPod* pod_;
+  const std::vector<const ScheduledPod*> pods_;
   bool wait_ = false;
 };
+
+absl::StatusOr<k8s::ReconcileResult> Execute(const SyncContext& c, const std::string& key,
+                                             std::vector<const ScheduledPod*> pods,
+                                             const std::vector<Action>& actions) {
+  Executor executor(c, key, std::move(pods));
+  absl::Status first = absl::OkStatus();
+  for (const Action& action : actions) first.Update(executor.Run(action));
+  if (!first.ok()) return first;
+  if (executor.wait()) return k8s::ReconcileResult{.requeue_after = kWaitForNodeRequeue};
+  return k8s::ReconcileResult{};
+}
 
 }  // namespace
 
@@ -170,6 +207,9 @@ std::string PodSync::SchedulerName() {
 absl::StatusOr<k8s::ReconcileResult> PodSync::Reconcile(const std::string& key) {
   const std::string scheduler = SchedulerName();
   if (scheduler.empty()) return k8s::ReconcileResult{};  // disabled: touch nothing
+  if (std::optional<std::pair<std::string, std::string>> group = ParseGroupKey(key)) {
+    return ReconcileGroup(key, group->first, group->second, scheduler);
+  }
   std::optional<ScheduledPod> pod;
   if (k8s::CachedObjectPtr object = context_.informers.pods->Get(key)) {
     absl::StatusOr<ScheduledPod> parsed = ScheduledPodOf(*object);
@@ -179,14 +219,40 @@ absl::StatusOr<k8s::ReconcileResult> PodSync::Reconcile(const std::string& key) 
                             .jobs = context_.jobs->JobsOf(key),
                             .jobs_view_fresh = context_.jobs->fresh()};
   if (input.pod == nullptr && input.jobs.empty()) return k8s::ReconcileResult{};
-  Executor executor(context_, key, input.pod);
-  absl::Status first = absl::OkStatus();
-  for (const Action& action : Decide(input, ObserveCluster(context_))) {
-    first.Update(executor.Run(action));
+  std::vector<const ScheduledPod*> pods;
+  if (input.pod != nullptr) pods.push_back(input.pod);
+  return Execute(context_, key, pods, Decide(input, ObserveCluster(context_)));
+}
+
+absl::StatusOr<k8s::ReconcileResult> PodSync::ReconcileGroup(const std::string& key,
+                                                             const std::string& ns,
+                                                             const std::string& group,
+                                                             const std::string& scheduler) {
+  std::vector<ScheduledPod> members;
+  for (const k8s::CachedObjectPtr& object : context_.informers.pods->ListNamespace(ns)) {
+    absl::StatusOr<ScheduledPod> pod = ScheduledPodOf(*object);
+    if (pod.ok() && pod->scheduler_name == scheduler && PodGroupOf(pod->pod) == group) {
+      members.push_back(*std::move(pod));
+    }
   }
-  if (!first.ok()) return first;
-  if (executor.wait()) return k8s::ReconcileResult{.requeue_after = kWaitForNodeRequeue};
-  return k8s::ReconcileResult{};
+  GroupInput input{.ns = ns,
+                   .group = group,
+                   .jobs = context_.jobs->JobsOf(key),
+                   .jobs_view_fresh = context_.jobs->fresh()};
+  for (const ScheduledPod& member : members) input.members.push_back(&member);
+  if (input.members.empty() && input.jobs.empty()) return k8s::ReconcileResult{};
+  return Execute(context_, key, input.members, DecideGroup(input, ObserveCluster(context_)));
+}
+
+std::vector<std::string> PodSync::SyncKeysOf(const k8s::CachedObject& object) {
+  std::vector<std::string> keys = {object.meta.ns + "/" + object.meta.name};
+  const ScheduledPod* pod = object.ViewAs<ScheduledPod>();
+  if (pod == nullptr) return keys;
+  if (std::optional<std::string> group = PodGroupOf(pod->pod);
+      group.has_value() && ValidGroupName(*group).ok()) {
+    keys.push_back(GroupKey(object.meta.ns, *group));
+  }
+  return keys;
 }
 
 void PodSync::UpdatePodGauges() {

@@ -5,6 +5,7 @@
 // informers' caches and the job table.
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "common/clock.h"
@@ -42,6 +43,9 @@ class PodSync : public k8s::Reconciler {
   explicit PodSync(SyncContext context) : context_(std::move(context)) {}
   absl::StatusOr<k8s::ReconcileResult> Reconcile(const std::string& key) override;
 
+  // The keys a pod's change concerns: its own and, for a member, its group's.
+  static std::vector<std::string> SyncKeysOf(const k8s::CachedObject& object);
+
   // The scheduler name the cluster's pods use, or "" when the cluster is absent or its
   // pod scheduler disabled.
   std::string SchedulerName();
@@ -49,6 +53,10 @@ class PodSync : public k8s::Reconciler {
   void UpdatePodGauges();
 
  private:
+  absl::StatusOr<k8s::ReconcileResult> ReconcileGroup(const std::string& key, const std::string& ns,
+                                                      const std::string& group,
+                                                      const std::string& scheduler);
+
   const SyncContext context_;
 };
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <catch2/catch_test_macros.hpp>
 #include <map>
+#include <set>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/match.h"
@@ -224,6 +225,21 @@ uint32_t WaitBound(TestNamespace& ns, const std::string& name, Scheduler& schedu
   return id;
 }
 
+// Slurm's ids of every job (any state) whose comment names the pod group.
+std::vector<std::string> SlurmJobsOfGroup(const SlurmEnv& slurm, const std::string& ns,
+                                          const std::string& group) {
+  auto result =
+      tidepool::testing::SlurmExec(slurm, {"squeue", "--noheader", "--states=all", "-o", "%i|%k"});
+  REQUIRE(result.ok());
+  REQUIRE(result->exit_code == 0);
+  std::vector<std::string> ids;
+  for (absl::string_view line : absl::StrSplit(result->output, '\n', absl::SkipEmpty())) {
+    std::pair<absl::string_view, absl::string_view> parts = absl::StrSplit(line, '|');
+    if (parts.second == absl::StrCat("group ", ns, "/", group)) ids.emplace_back(parts.first);
+  }
+  return ids;
+}
+
 // Cancels the jobs the test's pods left (the scheduler cancels them when it sees the pods
 // go; this is for a failed test).
 void CancelLeftovers(const SlurmEnv& slurm, const std::vector<std::string>& uids) {
@@ -304,6 +320,48 @@ TEST_CASE("pods become Slurm jobs, are bound where Slurm runs them and torn down
     CHECK(absl::StrContains(notes.front(), "\"always\""));
     CHECK(SlurmJobsNamed(*slurm, uids.back()).empty());
     CHECK(k8s::AnnotationOf(*ns.Pod("invalid"), kJobIdAnnotation).empty());
+  }
+
+  SECTION("a pod group becomes one job when complete, bound together, torn down together") {
+    const std::string group =
+        R"("tidepool.dev/pod-group":"train","tidepool.dev/pod-group-size":"3")";
+    uids.push_back(CreatePod(ns, "train-0", group));
+    uids.push_back(CreatePod(ns, "train-1", group));
+    // Two of three: nothing goes to Slurm (give the scheduler time to do the wrong thing).
+    absl::SleepFor(absl::Seconds(3));
+    CHECK(SlurmJobsOfGroup(*slurm, ns.name(), "train").empty());
+    CHECK(NodeNameOf(*ns.Pod("train-0")).empty());
+    uids.push_back(CreatePod(ns, "train-2", group));
+    std::set<std::string> nodes;
+    std::set<uint32_t> ids;
+    for (const char* name : {"train-0", "train-1", "train-2"}) {
+      ids.insert(WaitBound(ns, name, scheduler));
+      nodes.insert(NodeNameOf(*ns.Pod(name)));
+    }
+    REQUIRE(ids.size() == 1);
+    const uint32_t id = *ids.begin();
+    CHECK(nodes.size() == 3);
+    CHECK(SlurmJobsOfGroup(*slurm, ns.name(), "train") ==
+          std::vector<std::string>{absl::StrCat(id)});
+    std::optional<tidepool::v1::SlurmJob> job = syncer.Job(id);
+    REQUIRE(FirstState(job) == "RUNNING");
+    std::set<std::string> expected;
+    for (const auto& [slurm_node, node] : node_of) expected.insert(node);
+    CHECK(nodes == expected);  // the job holds all three Slurm nodes
+
+    // One member deleted: the job is cancelled and the others are deleted with it.
+    RequireOk(ns.client().Delete(k8s::Pods(), ns.name(), "train-1").status());
+    const bool cancelled = WaitUntil([&] { return FirstState(syncer.Job(id)) == "CANCELLED"; });
+    INFO(scheduler.Output());
+    CHECK(cancelled);
+    const bool all_gone = WaitUntil([&] {
+      for (const char* name : {"train-0", "train-2"}) {
+        std::optional<std::string> pod = ns.Pod(name);
+        if (pod.has_value() && !k8s::ParseObjectMeta(*pod)->deleting) return false;
+      }
+      return true;
+    });
+    CHECK(all_gone);
   }
 
   SECTION("a scheduler killed just after submitting and started again makes no second job") {

@@ -156,6 +156,19 @@ TEST_CASE("an earlier pod's job and a duplicate are cancelled; the lowest active
   CHECK(actions[2].job_id == 8);
 }
 
+TEST_CASE("a group member gets no job of its own; a bad group name marks it") {
+  ScheduledPod member = Pod();
+  member.pod.annotations["tidepool.dev/pod-group"] = "train";
+  std::vector<Action> actions =
+      Decide({.pod = &member, .jobs = {Job(7, "PENDING")}, .jobs_view_fresh = true}, Cluster());
+  REQUIRE(Kinds(actions) == std::vector<Kind>{Kind::kCancelJob});
+  CHECK(absl::StrContains(actions[0].message, "belongs to pod group train"));
+  member.pod.annotations["tidepool.dev/pod-group"] = "Train!";
+  actions = Decide({.pod = &member, .jobs_view_fresh = true}, Cluster());
+  REQUIRE(Kinds(actions) == std::vector<Kind>{Kind::kMarkUnschedulable});
+  CHECK(absl::StrContains(actions[0].message, "annotation tidepool.dev/pod-group: \"Train!\""));
+}
+
 TEST_CASE("a pod someone else bound, without a job, is left alone") {
   ScheduledPod pod = Pod();
   pod.pod.node_name = "node-x";
