@@ -149,15 +149,15 @@ class Process {
          .on_update = [enqueue](const k8s::CachedObjectPtr&,
                                 const k8s::CachedObjectPtr& now) { enqueue(now); },
          .on_delete = enqueue});
-    // A slurmd pod, NodeSet or the cluster changing may unblock a binding or a submission.
+    // The cluster's scheduler name or enablement changing concerns every pod. A slurmd pod
+    // or NodeSet changing does not enqueue anything (the syncer annotates slurmd pods all
+    // the time): a pod waiting for a Slurm node's slurmd pod looks again on its own.
     auto all = [this](const k8s::CachedObjectPtr&) { controller_->EnqueueAll(); };
-    auto all_updated = [this](const k8s::CachedObjectPtr&, const k8s::CachedObjectPtr&) {
-      controller_->EnqueueAll();
-    };
-    for (k8s::Informer* informer :
-         {informers_.slurmd_pods, informers_.node_sets, informers_.clusters}) {
-      informer->AddHandlers({.on_add = all, .on_update = all_updated, .on_delete = all});
-    }
+    informers_.clusters->AddHandlers(
+        {.on_add = all,
+         .on_update = [this](const k8s::CachedObjectPtr&,
+                             const k8s::CachedObjectPtr&) { controller_->EnqueueAll(); },
+         .on_delete = all});
   }
 
   const SchedulerOptions options_;

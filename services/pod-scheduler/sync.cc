@@ -194,6 +194,17 @@ absl::StatusOr<k8s::ReconcileResult> Execute(const SyncContext& c, const std::st
 
 }  // namespace
 
+std::shared_ptr<const ClusterView> PodSync::CurrentClusterView() {
+  const std::string version = absl::StrCat(context_.informers.node_sets->LastResourceVersion(), "/",
+                                           context_.informers.slurmd_pods->LastResourceVersion());
+  absl::MutexLock lock(&view_mutex_);
+  if (view_ == nullptr || version != view_version_) {
+    view_ = std::make_shared<const ClusterView>(ObserveCluster(context_));
+    view_version_ = version;
+  }
+  return view_;
+}
+
 std::string PodSync::SchedulerName() {
   k8s::CachedObjectPtr object =
       context_.informers.clusters->Get(context_.cluster_namespace, context_.cluster_name);
@@ -221,7 +232,7 @@ absl::StatusOr<k8s::ReconcileResult> PodSync::Reconcile(const std::string& key) 
   if (input.pod == nullptr && input.jobs.empty()) return k8s::ReconcileResult{};
   std::vector<const ScheduledPod*> pods;
   if (input.pod != nullptr) pods.push_back(input.pod);
-  return Execute(context_, key, pods, Decide(input, ObserveCluster(context_)));
+  return Execute(context_, key, pods, Decide(input, *CurrentClusterView()));
 }
 
 absl::StatusOr<k8s::ReconcileResult> PodSync::ReconcileGroup(const std::string& key,
@@ -241,7 +252,7 @@ absl::StatusOr<k8s::ReconcileResult> PodSync::ReconcileGroup(const std::string& 
                    .jobs_view_fresh = context_.jobs->fresh()};
   for (const ScheduledPod& member : members) input.members.push_back(&member);
   if (input.members.empty() && input.jobs.empty()) return k8s::ReconcileResult{};
-  return Execute(context_, key, input.members, DecideGroup(input, ObserveCluster(context_)));
+  return Execute(context_, key, input.members, DecideGroup(input, *CurrentClusterView()));
 }
 
 std::vector<std::string> PodSync::SyncKeysOf(const k8s::CachedObject& object) {

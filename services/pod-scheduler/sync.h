@@ -4,10 +4,13 @@
 // an event on the pod for every action. Level-triggered: every sync recomputes from the
 // informers' caches and the job table.
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "cluster_view.h"
 #include "common/clock.h"
 #include "job_table.h"
 #include "k8s/client.h"
@@ -57,7 +60,13 @@ class PodSync : public k8s::Reconciler {
                                                       const std::string& group,
                                                       const std::string& scheduler);
 
+  // The cluster view, rebuilt only when the NodeSet or slurmd pod caches moved on.
+  std::shared_ptr<const ClusterView> CurrentClusterView();
+
   const SyncContext context_;
+  absl::Mutex view_mutex_;
+  std::string view_version_ ABSL_GUARDED_BY(view_mutex_);
+  std::shared_ptr<const ClusterView> view_ ABSL_GUARDED_BY(view_mutex_);
 };
 
 }  // namespace tidepool::podsched

@@ -364,6 +364,20 @@ TEST_CASE("pods become Slurm jobs, are bound where Slurm runs them and torn down
     CHECK(all_gone);
   }
 
+  SECTION("a job whose pod went while no scheduler ran is cancelled by the next one") {
+    uids.push_back(CreatePod(ns, "orphan"));
+    const uint32_t id = WaitBound(ns, "orphan", scheduler);
+    scheduler.Kill();
+    RequireOk(
+        ns.client().Delete(k8s::Pods(), ns.name(), "orphan", {.grace_period_seconds = 0}).status());
+    REQUIRE(WaitUntil([&] { return !ns.Pod("orphan").has_value(); }));
+    REQUIRE(FirstState(syncer.Job(id)) == "RUNNING");
+    Scheduler again(ns, syncer.address());
+    const bool cancelled = WaitUntil([&] { return FirstState(syncer.Job(id)) == "CANCELLED"; });
+    INFO(again.Output());
+    CHECK(cancelled);
+  }
+
   SECTION("a scheduler killed just after submitting and started again makes no second job") {
     uids.push_back(CreatePod(ns, "restart"));
     // Kill it as soon as Slurm has the job, before or after it wrote the job id.
