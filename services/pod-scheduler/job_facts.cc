@@ -47,10 +47,12 @@ std::optional<uint32_t> AnnotatedJobId(const api::PodView& pod) {
   return id;
 }
 
-bool AlreadyMarkedInvalid(const api::PodView& pod, const std::string& message) {
+bool AlreadyMarkedInvalid(const api::PodView& pod, const std::string& message,
+                          absl::string_view reason) {
   auto it = pod.conditions.find(kPodScheduledCondition);
   return it != pod.conditions.end() && it->second.status == "False" &&
-         it->second.reason == api::kInvalidPlacementReason && it->second.message == message;
+         it->second.reason == (reason.empty() ? api::kInvalidPlacementReason : reason) &&
+         it->second.message == message;
 }
 
 const SlurmJob* PrimaryJob(const std::vector<const SlurmJob*>& jobs) {
@@ -65,6 +67,21 @@ const SlurmJob* PrimaryJob(const std::vector<const SlurmJob*>& jobs) {
     }
   }
   return primary;
+}
+
+// slurmrestd's HTTP status for a refusal differs by version (422 on v0.0.45, 500 on
+// v0.0.42), hence the broad set.
+bool SlurmRefusedSubmission(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kFailedPrecondition:
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kPermissionDenied:
+    case absl::StatusCode::kInternal:
+      return true;
+    default:
+      return false;
+  }
 }
 
 Action CancelJobAction(const SlurmJob& job, absl::string_view why) {

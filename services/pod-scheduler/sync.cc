@@ -8,6 +8,7 @@
 #include "common/log.h"
 #include "decide.h"
 #include "decide_group.h"
+#include "job_facts.h"
 #include "job_identity.h"
 #include "pod_group.h"
 #include "pod_writes.h"
@@ -105,8 +106,18 @@ class Executor {
     absl::StatusOr<uint32_t> id = c_.syncer->Submit(action.spec);
     if (!id.ok()) {
       c_.metrics->CountError("submit");
-      Event(nullptr, k8s::EventType::kWarning, api::kFailedSubmitReason, "Submit",
-            absl::StrCat("submitting the placeholder job: ", id.status().message()));
+      const std::string message =
+          absl::StrCat("submitting the placeholder job: ", id.status().message());
+      Event(nullptr, k8s::EventType::kWarning, api::kFailedSubmitReason, "Submit", message);
+      // Slurm refusing the job (not an outage) is for the pod's owner to see and fix; the
+      // submission is still retried with backoff (the cluster's configuration may change).
+      if (SlurmRefusedSubmission(id.status())) {
+        for (const ScheduledPod* pod : pods_) {
+          if (AlreadyMarkedInvalid(pod->pod, message, api::kFailedSubmitReason)) continue;
+          (void)Count("status", MarkUnschedulable(*c_.client, pod->pod, api::kFailedSubmitReason,
+                                                  message, c_.clock->Now()));
+        }
+      }
       return id.status();
     }
     tidepool::v1::SlurmJob job;

@@ -322,6 +322,33 @@ TEST_CASE("pods become Slurm jobs, are bound where Slurm runs them and torn down
     CHECK(k8s::AnnotationOf(*ns.Pod("invalid"), kJobIdAnnotation).empty());
   }
 
+  SECTION("a GPU pod on a cluster without GPUs: Slurm refuses its job, the pod says why") {
+    absl::StatusOr<std::string> created = ns.client().Create(
+        k8s::Pods(), ns.name(),
+        absl::StrCat(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"gpu"},)",
+                     R"("spec":{"schedulerName":")", SchedulerName(ns),
+                     R"(","containers":[{"name":"work","image":"example.invalid/work",)",
+                     R"("resources":{"limits":{"nvidia.com/gpu":"2"}}}]}})"));
+    RequireOk(created.status());
+    uids.push_back(k8s::ParseObjectMeta(*created)->uid);
+    std::string condition;
+    const bool marked = WaitUntil([&] {
+      const auto conditions =
+          k8s::ReadConditions(k8s::ParseJsonObject(*ns.Pod("gpu"), "pod").value());
+      auto it = conditions.find("PodScheduled");
+      if (it == conditions.end()) return false;
+      condition = it->second.status + "/" + it->second.reason + ": " + it->second.message;
+      return true;
+    });
+    INFO(scheduler.Output());
+    REQUIRE(marked);
+    WARN(condition);
+    CHECK(absl::StartsWith(condition, "False/FailedSubmit: submitting the placeholder job"));
+    CHECK_FALSE(ns.EventNotes("FailedSubmit").empty());
+    CHECK(SlurmJobsNamed(*slurm, uids.back()).empty());
+    CHECK(NodeNameOf(*ns.Pod("gpu")).empty());
+  }
+
   SECTION("a pod group becomes one job when complete, bound together, torn down together") {
     const std::string group =
         R"("tidepool.dev/pod-group":"train","tidepool.dev/pod-group-size":"3")";
