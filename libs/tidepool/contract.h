@@ -60,6 +60,26 @@ inline constexpr char kDeleteClaimsAnnotation[] = "tidepool.dev/delete-claims";
 // unchanged object is not written again on every sync.
 inline constexpr char kAppliedHashAnnotation[] = "tidepool.dev/applied-hash";
 
+// Pod annotations the pod-scheduler reads: where and how its placeholder job runs
+// (API.md). time-limit is in minutes; exclusive is none|user|ok (Slurm's job share
+// modes: no sharing, only with the same user, oversubscribe).
+inline constexpr char kPartitionAnnotation[] = "tidepool.dev/partition";
+inline constexpr char kAccountAnnotation[] = "tidepool.dev/account";
+inline constexpr char kQosAnnotation[] = "tidepool.dev/qos";
+inline constexpr char kTimeLimitAnnotation[] = "tidepool.dev/time-limit";
+inline constexpr char kExclusiveAnnotation[] = "tidepool.dev/exclusive";
+inline constexpr char kReservationAnnotation[] = "tidepool.dev/reservation";
+inline constexpr char kCommentAnnotation[] = "tidepool.dev/comment";
+// Pod annotations of a pod group (gang): pods sharing the group name (in one namespace)
+// become one Slurm job of pod-group-size nodes, placed together or not at all.
+inline constexpr char kPodGroupAnnotation[] = "tidepool.dev/pod-group";
+inline constexpr char kPodGroupSizeAnnotation[] = "tidepool.dev/pod-group-size";
+// Pod annotation the pod-scheduler writes once the pod's placeholder job exists.
+inline constexpr char kSlurmJobIdAnnotation[] = "tidepool.dev/slurm-job-id";
+// The scheduler name a SlurmCluster's pod scheduler answers to when its
+// spec.podScheduler.schedulerName is empty.
+inline constexpr char kDefaultPodSchedulerName[] = "tidepool";
+
 // The node agent (tools/node-agent), which plays kubelet in test environments: pod
 // annotations a test sets to hold a pod not ready ("false") or its slurmd stopped
 // ("stopped"), and the label on the Nodes it simulates.
@@ -164,6 +184,14 @@ inline constexpr char kUndrainedReason[] = "Undrained";
 inline constexpr char kFailedUndrainReason[] = "FailedUndrain";
 inline constexpr char kSuccessfulDeleteReason[] = "SuccessfulDelete";
 inline constexpr char kFailedDeleteReason[] = "FailedDelete";
+// pod-scheduler (events on the pod; the first is also PodScheduled=False's reason).
+inline constexpr char kInvalidPlacementReason[] = "InvalidPlacement";
+inline constexpr char kJobSubmittedReason[] = "JobSubmitted";
+inline constexpr char kFailedSubmitReason[] = "FailedSubmit";
+inline constexpr char kBoundReason[] = "Bound";
+inline constexpr char kFailedBindReason[] = "FailedBind";
+inline constexpr char kJobEndedReason[] = "JobEnded";
+inline constexpr char kJobCancelledReason[] = "JobCancelled";
 // A ConfigMap the SlurmCluster names for prolog or epilog scripts does not exist: no
 // slurmd pod is created or replaced until it does (a pod would wait in ContainerCreating).
 inline constexpr char kScriptsConfigMapMissingReason[] = "ScriptsConfigMapMissing";

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -25,6 +27,43 @@ absl::Status NotNegative(absl::string_view field, int64_t value) {
 
 std::optional<int64_t> PositiveOrUnset(int64_t value) {
   return value > 0 ? std::optional<int64_t>(value) : std::nullopt;
+}
+
+// A reservation name as Slurm writes it: no blanks, commas or control characters (a
+// comma would ask for several reservations, which a placeholder job never does).
+absl::Status ValidReservation(absl::string_view name) {
+  constexpr size_t kMaxReservationName = 256;
+  if (name.size() > kMaxReservationName) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("job.reservation: longer than ", kMaxReservationName, " characters"));
+  }
+  for (char c : name) {
+    if (absl::ascii_isspace(static_cast<unsigned char>(c)) ||
+        absl::ascii_iscntrl(static_cast<unsigned char>(c)) || c == ',') {
+      return absl::InvalidArgumentError(
+          absl::StrCat("job.reservation: \"", absl::CHexEscape(name),
+                       "\" holds a blank, comma or control character; name one reservation"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<slurm::rest::JobSharing> SharingFromProto(v1::JobSpec::Exclusive exclusive) {
+  switch (exclusive) {
+    case v1::JobSpec::EXCLUSIVE_UNSPECIFIED:
+      return slurm::rest::JobSharing::kUnset;
+    case v1::JobSpec::EXCLUSIVE_NONE:
+      return slurm::rest::JobSharing::kNone;
+    case v1::JobSpec::EXCLUSIVE_USER:
+      return slurm::rest::JobSharing::kUser;
+    case v1::JobSpec::EXCLUSIVE_OK:
+      return slurm::rest::JobSharing::kOk;
+    default:
+      break;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("job.exclusive: ", static_cast<int>(exclusive),
+                   " is not a known value (EXCLUSIVE_NONE, EXCLUSIVE_USER or EXCLUSIVE_OK)"));
 }
 
 }  // namespace
@@ -105,6 +144,9 @@ absl::StatusOr<slurm::rest::JobSubmission> FromProto(const v1::JobSpec& spec) {
                               {"job.time_limit_minutes", spec.time_limit_minutes()}}) {
     if (absl::Status s = NotNegative(field, value); !s.ok()) return s;
   }
+  if (absl::Status s = ValidReservation(spec.reservation()); !s.ok()) return s;
+  absl::StatusOr<slurm::rest::JobSharing> sharing = SharingFromProto(spec.exclusive());
+  if (!sharing.ok()) return sharing.status();
   slurm::rest::JobSubmission job;
   job.script = spec.script();
   job.name = spec.name();
@@ -123,6 +165,8 @@ absl::StatusOr<slurm::rest::JobSubmission> FromProto(const v1::JobSpec& spec) {
   job.environment.assign(spec.environment().begin(), spec.environment().end());
   job.cwd = spec.cwd();
   job.standard_output = spec.standard_output();
+  job.reservation = spec.reservation();
+  job.sharing = *sharing;
   return job;
 }
 

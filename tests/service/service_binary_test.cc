@@ -69,10 +69,16 @@ std::string UnreachableKubeconfig() {
 }
 
 bool NeedsKubernetes(const std::string& service) {
-  return service == "cluster-controller" || service == "nodeset-controller";
+  return service == "cluster-controller" || service == "nodeset-controller" ||
+         service == "pod-scheduler";
 }
 
 std::vector<std::string> ServiceSpecificArgs(const std::string& service) {
+  if (service == "pod-scheduler") {  // no API server and no slurm-syncer: unready
+    return {"--kubeconfig=" + UnreachableKubeconfig(), "--leader_elect=false",
+            "--slurm_cluster=hpc/research",
+            absl::StrCat("--syncer_address=127.0.0.1:", FreeLoopbackPort().value())};
+  }
   if (NeedsKubernetes(service)) {
     return {"--kubeconfig=" + UnreachableKubeconfig(), "--leader_elect=false"};
   }

@@ -89,6 +89,25 @@ std::string NodeUpdateBody(const NodeUpdate& update) {
   return buffer.GetString();
 }
 
+namespace {
+
+// job_desc "shared" flag names (Slurm's JOB_SHARED_* values).
+absl::string_view JobSharingName(JobSharing sharing) {
+  switch (sharing) {
+    case JobSharing::kNone:
+      return "none";
+    case JobSharing::kUser:
+      return "user";
+    case JobSharing::kOk:
+      return "oversubscribe";
+    case JobSharing::kUnset:
+      break;
+  }
+  return "";
+}
+
+}  // namespace
+
 std::string JobSubmitBody(const JobSubmission& job) {
   rapidjson::StringBuffer buffer;
   Writer w(buffer);
@@ -122,6 +141,12 @@ std::string JobSubmitBody(const JobSubmission& job) {
       job.environment.empty() ? std::vector<std::string>{"PATH=/bin:/usr/bin"} : job.environment);
   WriteString(w, "current_working_directory", job.cwd.empty() ? "/tmp" : job.cwd);
   if (!job.standard_output.empty()) WriteString(w, "standard_output", job.standard_output);
+  if (!job.reservation.empty()) WriteString(w, "reservation", job.reservation);
+  // v0.0.42 to v0.0.45 all take job_desc "shared" as a flag list (v0.0.45 also has
+  // "exclusive"/"oversubscribe" strings, which the older versions lack).
+  if (job.sharing != JobSharing::kUnset) {
+    WriteStrings(w, "shared", {std::string(JobSharingName(job.sharing))});
+  }
   w.EndObject();
   w.EndObject();
   return buffer.GetString();

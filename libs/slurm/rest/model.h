@@ -161,6 +161,10 @@ struct JobList {
   absl::Time last_update = absl::InfinitePast();
 };
 
+// How a job shares its nodes (Slurm's job_desc "shared"): kNone shares with no other job
+// (sbatch --exclusive), kUser only with the same user's jobs, kOk with any (--oversubscribe).
+enum class JobSharing { kUnset, kNone, kUser, kOk };
+
 // A batch job. Every field but script is optional; environment defaults to
 // PATH=/bin:/usr/bin and cwd to /tmp (slurmrestd requires both).
 struct JobSubmission {
@@ -181,6 +185,8 @@ struct JobSubmission {
   std::vector<std::string> environment;  // "KEY=value"
   std::string cwd;
   std::string standard_output;  // path pattern, "" = Slurm's default
+  std::string reservation;
+  JobSharing sharing = JobSharing::kUnset;
 };
 
 struct SubmitResult {

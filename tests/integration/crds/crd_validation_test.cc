@@ -170,6 +170,12 @@ TEST_CASE("each service's role allows its job and refuses the rest") {
   CHECK_FALSE(Can(*env, "pod-scheduler", "create", "pods"));
   CHECK_FALSE(Can(*env, "pod-scheduler", "get", "secrets"));
   CHECK_FALSE(Can(*env, "pod-scheduler", "update", "nodesets.tidepool.dev"));
+  CHECK(Can(*env, "pod-scheduler", "patch", "pods/status"));
+  CHECK(Can(*env, "pod-scheduler", "watch", "nodesets.tidepool.dev"));
+  CHECK(Can(*env, "pod-scheduler", "list", "slurmclusters.tidepool.dev"));
+  CHECK(Can(*env, "pod-scheduler", "update", "leases.coordination.k8s.io", "tidepool-system"));
+  CHECK_FALSE(Can(*env, "pod-scheduler", "update", "leases.coordination.k8s.io"));
+  CHECK_FALSE(Can(*env, "pod-scheduler", "list", "nodes"));
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -425,6 +426,55 @@ TEST_CASE("jobs are submitted, watched to the end, read and cancelled through th
     missing.set_job_id(999999);
     status = syncer.stub().GetJob(Deadline().get(), missing, &job);
     CHECK(status.error_code() == grpc::StatusCode::NOT_FOUND);
+  }
+
+  SECTION("a job's share mode and reservation reach Slurm; an unknown one is refused") {
+    const std::string node = env.node_names.back();
+    RequireExec(env, {"scontrol", "create", "reservation", "reservationname=syncer-test",
+                      "users=" + env.token_user, "nodes=" + node, "starttime=now", "duration=10",
+                      "flags=ignore_jobs"});
+    absl::Cleanup drop_reservation = [&] {
+      (void)SlurmExec(env, {"scontrol", "delete", "reservationname=syncer-test"});
+    };
+    // Slurm 26.05 shows a user-exclusive job as "OverSubscribe=NO Exclusive=USER", 24.11 as
+    // "OverSubscribe=USER".
+    const std::vector<std::pair<v1::JobSpec::Exclusive, std::vector<std::string>>> share_modes = {
+        {v1::JobSpec::EXCLUSIVE_USER, {"OverSubscribe=USER", "Exclusive=USER"}},
+        {v1::JobSpec::EXCLUSIVE_NONE, {"OverSubscribe=NO"}}};
+    for (const auto& [exclusive, shown] : share_modes) {
+      v1::SubmitJobRequest request;
+      request.mutable_job()->set_script(JobScript("sleep 300"));
+      request.mutable_job()->set_name("syncer-test");
+      request.mutable_job()->set_time_limit_minutes(5);
+      request.mutable_job()->set_reservation("syncer-test");
+      request.mutable_job()->set_exclusive(exclusive);
+      v1::SubmitJobResponse response;
+      grpc::Status status = syncer.stub().SubmitJob(Deadline().get(), request, &response);
+      INFO(status.error_message() << " (" << env.suite << ")");
+      REQUIRE(status.ok());
+      absl::StatusOr<CommandResult> shown_job =
+          SlurmExec(env, {"scontrol", "show", "job", absl::StrCat(response.job_id())});
+      (void)SlurmExec(env, {"scancel", absl::StrCat(response.job_id())});
+      REQUIRE(shown_job.ok());
+      INFO(shown_job->output);
+      CHECK(std::any_of(shown.begin(), shown.end(), [&](const std::string& text) {
+        return absl::StrContains(shown_job->output, text);
+      }));
+      CHECK(absl::StrContains(shown_job->output, "Reservation=syncer-test"));
+    }
+    v1::SubmitJobRequest unknown;
+    unknown.mutable_job()->set_script(JobScript("true"));
+    unknown.mutable_job()->set_reservation("no-such-reservation");
+    v1::SubmitJobResponse response;
+    grpc::Status status = syncer.stub().SubmitJob(Deadline().get(), unknown, &response);
+    INFO(status.error_message());
+    CHECK_FALSE(status.ok());
+    v1::SubmitJobRequest bad_value;
+    bad_value.mutable_job()->set_script(JobScript("true"));
+    bad_value.mutable_job()->set_exclusive(static_cast<v1::JobSpec::Exclusive>(7));
+    status = syncer.stub().SubmitJob(Deadline().get(), bad_value, &response);
+    CHECK(status.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+    CHECK(absl::StrContains(status.error_message(), "job.exclusive"));
   }
 
   SECTION("reconfigure goes through") {

@@ -75,6 +75,42 @@ TEST_CASE("a job spec without a script or with negative numbers is refused namin
   CHECK(absl::StrContains(status.message(), "job.memory_per_node_mb"));
 }
 
+TEST_CASE("a job spec's reservation and exclusive map to the submission") {
+  v1::JobSpec spec;
+  spec.set_script("#!/bin/sh\ntrue\n");
+  spec.set_reservation("maint");
+  spec.set_exclusive(v1::JobSpec::EXCLUSIVE_USER);
+  absl::StatusOr<slurm::rest::JobSubmission> job = FromProto(spec);
+  REQUIRE(job.ok());
+  CHECK(job->reservation == "maint");
+  CHECK(job->sharing == slurm::rest::JobSharing::kUser);
+  spec.set_exclusive(v1::JobSpec::EXCLUSIVE_NONE);
+  CHECK(FromProto(spec)->sharing == slurm::rest::JobSharing::kNone);
+  spec.set_exclusive(v1::JobSpec::EXCLUSIVE_OK);
+  CHECK(FromProto(spec)->sharing == slurm::rest::JobSharing::kOk);
+  spec.clear_exclusive();
+  CHECK(FromProto(spec)->sharing == slurm::rest::JobSharing::kUnset);
+}
+
+TEST_CASE("a job spec with an unknown exclusive value or a bad reservation is refused") {
+  v1::JobSpec spec;
+  spec.set_script("#!/bin/sh\ntrue\n");
+  spec.set_exclusive(static_cast<v1::JobSpec::Exclusive>(9));
+  absl::Status status = FromProto(spec).status();
+  CHECK(absl::IsInvalidArgument(status));
+  CHECK(absl::StrContains(status.message(), "job.exclusive: 9"));
+  spec.clear_exclusive();
+  for (const char* bad : {"a b", "a,b", "a\nb"}) {
+    spec.set_reservation(bad);
+    status = FromProto(spec).status();
+    INFO(bad);
+    CHECK(absl::IsInvalidArgument(status));
+    CHECK(absl::StrContains(status.message(), "job.reservation"));
+  }
+  spec.set_reservation(std::string(257, 'r'));
+  CHECK(absl::StrContains(FromProto(spec).status().message(), "job.reservation: longer"));
+}
+
 TEST_CASE("an UpdateNodeRequest maps to the drain policy's request") {
   v1::UpdateNodeRequest request;
   request.set_name("gpu-01");

@@ -363,6 +363,18 @@ TEST_CASE("request bodies") {
         R"("comment":"from k8s","environment":["PATH=/bin:/usr/bin"],)"
         R"("current_working_directory":"/tmp"}})");
 
+  JobSubmission placed;
+  placed.script = "#!/bin/sh\n";
+  placed.reservation = "maint";
+  placed.sharing = JobSharing::kOk;
+  CHECK(JobSubmitBody(placed) ==
+        R"({"job":{"script":"#!/bin/sh\n","environment":["PATH=/bin:/usr/bin"],)"
+        R"("current_working_directory":"/tmp","reservation":"maint","shared":["oversubscribe"]}})");
+  placed.sharing = JobSharing::kNone;
+  CHECK(absl::StrContains(JobSubmitBody(placed), R"("shared":["none"])"));
+  placed.sharing = JobSharing::kUser;
+  CHECK(absl::StrContains(JobSubmitBody(placed), R"("shared":["user"])"));
+
   JobUpdate update;
   update.time_limit_minutes = 7;
   update.comment = "changed";

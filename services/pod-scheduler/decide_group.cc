@@ -1,0 +1,202 @@
+#include "decide_group.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "job_facts.h"
+#include "job_identity.h"
+#include "job_spec.h"
+#include "pod_group.h"
+#include "tidepool/contract.h"
+
+namespace tidepool::podsched {
+namespace {
+
+using tidepool::v1::SlurmJob;
+
+struct Members {
+  std::vector<const ScheduledPod*> live;  // by name
+  std::string ended;                      // why the group lost a member; "" when none did
+  std::string job_name;                   // of the live members' job
+};
+
+Members Split(const GroupInput& input) {
+  Members out;
+  std::vector<std::string> uids;
+  for (const ScheduledPod* member : input.members) {
+    if (member->pod.deleting) {
+      out.ended =
+          absl::StrCat("pod ", member->pod.name, " of group ", input.group, " is being deleted");
+    } else if (member->Finished()) {
+      out.ended = absl::StrCat("pod ", member->pod.name, " of group ", input.group, " has ",
+                               member->pod.phase);
+    } else {
+      out.live.push_back(member);
+      uids.push_back(member->pod.uid);
+    }
+  }
+  std::sort(out.live.begin(), out.live.end(),
+            [](const ScheduledPod* a, const ScheduledPod* b) { return a->pod.name < b->pod.name; });
+  out.job_name = GroupJobNameFor(GroupFingerprint(uids));
+  return out;
+}
+
+void Append(std::vector<Action>& to, std::vector<Action> more) {
+  to.insert(to.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+}
+
+std::vector<Action> MarkAll(const Members& members, const std::string& message) {
+  std::vector<Action> actions;
+  for (const ScheduledPod* member : members.live) {
+    if (AlreadyMarkedInvalid(member->pod, message)) continue;
+    actions.push_back({.kind = Action::Kind::kMarkUnschedulable,
+                       .pod = member->pod.name,
+                       .reason = api::kInvalidPlacementReason,
+                       .message = message});
+  }
+  return actions;
+}
+
+std::vector<Action> DeleteAll(const Members& members, const Action& prototype) {
+  std::vector<Action> actions;
+  for (const ScheduledPod* member : members.live) {
+    Action action = prototype;
+    action.pod = member->pod.name;
+    actions.push_back(std::move(action));
+  }
+  return actions;
+}
+
+std::vector<Action> WithoutJob(const GroupInput& input, const Members& members,
+                               const ClusterView& cluster) {
+  if (!input.jobs_view_fresh) return {};
+  std::vector<Action> actions;
+  for (const ScheduledPod* member : members.live) {
+    if (std::optional<uint32_t> id = AnnotatedJobId(member->pod)) {
+      actions.push_back({.kind = Action::Kind::kDeletePod,
+                         .pod = member->pod.name,
+                         .job_id = *id,
+                         .reason = api::kJobEndedReason,
+                         .message = absl::StrCat("Slurm job ", *id, " of pod group ", input.group,
+                                                 " is gone from Slurm")});
+    }
+  }
+  if (!actions.empty()) return actions;
+  absl::StatusOr<tidepool::v1::JobSpec> spec =
+      JobSpecForGroup(input.ns, input.group, members.live, cluster.gpu_type);
+  if (!spec.ok()) return MarkAll(members, std::string(spec.status().message()));
+  const int64_t size = spec->tasks();
+  const int64_t count = static_cast<int64_t>(members.live.size());
+  if (count < size) return {};  // the rest of the group is yet to come
+  if (count > size) {
+    return MarkAll(members, absl::StrCat("pod group ", input.group, " has ", count, " pods, but ",
+                                         api::kPodGroupSizeAnnotation, " is ", size));
+  }
+  return {{.kind = Action::Kind::kSubmit, .spec = *std::move(spec)}};
+}
+
+// Members bound already keep their Node; the others take the job's remaining Nodes in
+// name order. Nothing is bound until every Slurm node of the job has a Node.
+std::vector<Action> BindAll(const GroupInput& input, const Members& members, const SlurmJob& job,
+                            const ClusterView& cluster) {
+  std::vector<std::string> nodes;
+  for (const std::string& slurm_node : JobNodes(job)) {
+    std::optional<std::string> node = cluster.NodeFor(slurm_node);
+    if (!node.has_value()) {
+      return {{.kind = Action::Kind::kWaitForNode,
+               .pod = members.live.front()->pod.name,
+               .job_id = job.job_id(),
+               .message = absl::StrCat("Slurm job ", job.job_id(), " of pod group ", input.group,
+                                       " runs on \"", slurm_node,
+                                       "\", which has no slurmd pod of this cluster's NodeSets")}};
+    }
+    nodes.push_back(*node);
+  }
+  std::multiset<std::string> free(nodes.begin(), nodes.end());
+  for (const ScheduledPod* member : members.live) {
+    if (auto it = free.find(member->pod.node_name); it != free.end()) free.erase(it);
+  }
+  std::vector<Action> actions;
+  for (const ScheduledPod* member : members.live) {
+    if (!member->pod.node_name.empty() || free.empty()) continue;
+    actions.push_back({.kind = Action::Kind::kBind,
+                       .pod = member->pod.name,
+                       .job_id = job.job_id(),
+                       .node = *free.begin()});
+    free.erase(free.begin());
+  }
+  return actions;
+}
+
+std::vector<Action> WithJob(const GroupInput& input, const Members& members, const SlurmJob& job,
+                            const ClusterView& cluster) {
+  std::vector<Action> actions;
+  for (const ScheduledPod* member : members.live) {
+    if (AnnotatedJobId(member->pod) != job.job_id()) {
+      actions.push_back(
+          {.kind = Action::Kind::kAnnotateJobId, .pod = member->pod.name, .job_id = job.job_id()});
+    }
+  }
+  const bool any_bound =
+      std::any_of(members.live.begin(), members.live.end(),
+                  [](const ScheduledPod* m) { return !m->pod.node_name.empty(); });
+  if (JobEnded(job)) {
+    Append(actions, DeleteAll(members, DeleteForEndedJob(job)));
+  } else if (JobRunning(job) && !job.nodes().empty()) {
+    Append(actions, BindAll(input, members, job, cluster));
+  } else if (any_bound) {
+    Append(actions,
+           DeleteAll(members, {.kind = Action::Kind::kDeletePod,
+                               .job_id = job.job_id(),
+                               .reason = api::kJobEndedReason,
+                               .message = absl::StrCat("Slurm job ", job.job_id(),
+                                                       " left its nodes: ", JobStates(job))}));
+  }
+  return actions;
+}
+
+}  // namespace
+
+std::vector<Action> DecideGroup(const GroupInput& input, const ClusterView& cluster) {
+  const Members members = Split(input);
+  std::vector<Action> actions;
+  std::vector<const SlurmJob*> own;
+  for (const SlurmJob& job : input.jobs) {
+    const bool current = job.name() == members.job_name && members.ended.empty();
+    if (current) {
+      own.push_back(&job);
+    } else if (JobActive(job)) {
+      actions.push_back(CancelJobAction(
+          job, members.ended.empty() ? absl::StrCat("the pods of group ", input.group, " changed")
+                                     : members.ended));
+    }
+  }
+  if (members.live.empty()) return actions;
+  const SlurmJob* primary = PrimaryJob(own);
+  for (const SlurmJob* job : own) {
+    if (job != primary && JobActive(*job)) {
+      actions.push_back(
+          CancelJobAction(*job, absl::StrCat("a duplicate of job ", primary->job_id())));
+    }
+  }
+  if (primary == nullptr) {
+    // A member gone with its job ended: the rest go too (the job ended is theirs).
+    if (!members.ended.empty() && input.jobs_view_fresh) {
+      for (const SlurmJob& job : input.jobs) {
+        if (JobEnded(job)) {
+          Append(actions, DeleteAll(members, DeleteForEndedJob(job)));
+          return actions;
+        }
+      }
+    }
+    Append(actions, WithoutJob(input, members, cluster));
+    return actions;
+  }
+  Append(actions, WithJob(input, members, *primary, cluster));
+  return actions;
+}
+
+}  // namespace tidepool::podsched

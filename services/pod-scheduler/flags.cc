@@ -1,0 +1,82 @@
+#include "flags.h"
+
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+ABSL_FLAG(std::string, slurm_cluster, "",
+          "<namespace>/<name> of the SlurmCluster whose pods this scheduler places: pods whose "
+          "spec.schedulerName is its spec.podScheduler.schedulerName (default tidepool), while "
+          "spec.podScheduler.enabled; required");
+ABSL_FLAG(std::string, syncer_address, "127.0.0.1:50062",
+          "host:port of slurm-syncer's gRPC server; every job is submitted, watched and "
+          "cancelled through it");
+ABSL_FLAG(std::string, leader_election_id, "pod-scheduler", "Name of the Lease");
+ABSL_FLAG(int32_t, workers, 4, "Pods synced at once (1-64); a pod is never synced twice at once");
+
+namespace tidepool::podsched {
+namespace {
+
+constexpr size_t kMaxDnsLabel = 63;
+constexpr size_t kMaxDnsSubdomain = 253;
+
+bool IsDnsLabel(absl::string_view label) {
+  if (label.empty() || label.size() > kMaxDnsLabel) return false;
+  if (label.front() == '-' || label.back() == '-') return false;
+  for (char c : label) {
+    if (!absl::ascii_islower(c) && !absl::ascii_isdigit(c) && c != '-') return false;
+  }
+  return true;
+}
+
+// A SlurmCluster's name is a DNS subdomain (labels joined by '.').
+bool IsDnsSubdomain(absl::string_view name) {
+  if (name.empty() || name.size() > kMaxDnsSubdomain) return false;
+  for (absl::string_view label : absl::StrSplit(name, '.')) {
+    if (!IsDnsLabel(label)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<SchedulerOptions> ValidateSchedulerOptions(const std::string& slurm_cluster,
+                                                          SchedulerOptions options) {
+  const std::vector<std::string> parts = absl::StrSplit(slurm_cluster, '/');
+  if (parts.size() != 2 || !IsDnsLabel(parts[0]) || !IsDnsSubdomain(parts[1])) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--slurm_cluster=\"", slurm_cluster,
+        "\" is not <namespace>/<name> of a SlurmCluster (lowercase DNS names, e.g. hpc/research)"));
+  }
+  options.cluster_namespace = parts[0];
+  options.cluster_name = parts[1];
+  if (options.syncer_address.empty()) {
+    return absl::InvalidArgumentError("--syncer_address is empty; give slurm-syncer's host:port");
+  }
+  if (absl::Status s = k8s::ValidateClientFlags(options.client); !s.ok()) return s;
+  if (absl::Status s = k8s::ValidateLeaderElectionFlags(options.leader_election); !s.ok()) {
+    return s;
+  }
+  if (options.leader_election.enabled && options.lease_name.empty()) {
+    return absl::InvalidArgumentError("--leader_election_id is empty");
+  }
+  if (options.workers < 1 || options.workers > 64) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--workers=", options.workers, " is out of range; use 1 to 64"));
+  }
+  return options;
+}
+
+absl::StatusOr<SchedulerOptions> ReadSchedulerFlags() {
+  return ValidateSchedulerOptions(absl::GetFlag(FLAGS_slurm_cluster),
+                                  {.client = k8s::ReadClientFlags(),
+                                   .syncer_address = absl::GetFlag(FLAGS_syncer_address),
+                                   .leader_election = k8s::ReadLeaderElectionFlags(),
+                                   .lease_name = absl::GetFlag(FLAGS_leader_election_id),
+                                   .workers = absl::GetFlag(FLAGS_workers)});
+}
+
+}  // namespace tidepool::podsched

@@ -1,0 +1,104 @@
+#include "job_facts.h"
+
+#include <set>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "slurm/hostlist/hostlist.h"
+#include "tidepool/contract.h"
+
+namespace tidepool::podsched {
+namespace {
+
+using tidepool::v1::SlurmJob;
+
+constexpr char kPodScheduledCondition[] = "PodScheduled";
+
+const std::set<std::string>& EndedStates() {
+  static const auto* const states = new std::set<std::string>{
+      "COMPLETED", "CANCELLED", "FAILED",        "TIMEOUT",      "PREEMPTED", "NODE_FAIL",
+      "BOOT_FAIL", "DEADLINE",  "OUT_OF_MEMORY", "SPECIAL_EXIT", "REVOKED"};
+  return *states;
+}
+
+}  // namespace
+
+bool JobEnded(const SlurmJob& job) {
+  return job.finished() || (job.states_size() > 0 && EndedStates().contains(job.states(0)));
+}
+
+bool JobRunning(const SlurmJob& job) { return job.states_size() > 0 && job.states(0) == "RUNNING"; }
+
+std::string JobStates(const SlurmJob& job) { return absl::StrJoin(job.states(), "+"); }
+
+std::vector<std::string> JobNodes(const SlurmJob& job) {
+  absl::StatusOr<std::vector<std::string>> nodes = slurm::ExpandHostlist(job.nodes());
+  if (!nodes.ok()) return {};
+  return *std::move(nodes);
+}
+
+std::optional<uint32_t> AnnotatedJobId(const api::PodView& pod) {
+  auto it = pod.annotations.find(api::kSlurmJobIdAnnotation);
+  uint32_t id = 0;
+  if (it == pod.annotations.end() || !absl::SimpleAtoi(it->second, &id) || id == 0) {
+    return std::nullopt;
+  }
+  return id;
+}
+
+bool AlreadyMarkedInvalid(const api::PodView& pod, const std::string& message,
+                          absl::string_view reason) {
+  auto it = pod.conditions.find(kPodScheduledCondition);
+  return it != pod.conditions.end() && it->second.status == "False" &&
+         it->second.reason == (reason.empty() ? api::kInvalidPlacementReason : reason) &&
+         it->second.message == message;
+}
+
+const SlurmJob* PrimaryJob(const std::vector<const SlurmJob*>& jobs) {
+  const SlurmJob* primary = nullptr;
+  for (const SlurmJob* job : jobs) {
+    if (JobActive(*job) &&
+        (primary == nullptr || !JobActive(*primary) || job->job_id() < primary->job_id())) {
+      primary = job;
+    } else if (!JobActive(*job) && (primary == nullptr ||
+                                    (!JobActive(*primary) && job->job_id() > primary->job_id()))) {
+      primary = job;
+    }
+  }
+  return primary;
+}
+
+// slurmrestd's HTTP status for a refusal differs by version (422 on v0.0.45, 500 on
+// v0.0.42), hence the broad set.
+bool SlurmRefusedSubmission(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kFailedPrecondition:
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kPermissionDenied:
+    case absl::StatusCode::kInternal:
+      return true;
+    default:
+      return false;
+  }
+}
+
+Action CancelJobAction(const SlurmJob& job, absl::string_view why) {
+  return {.kind = Action::Kind::kCancelJob,
+          .job_id = job.job_id(),
+          .reason = api::kJobCancelledReason,
+          .message = absl::StrCat("cancelled Slurm job ", job.job_id(), ": ", why)};
+}
+
+Action DeleteForEndedJob(const SlurmJob& job, std::string pod) {
+  const bool has_reason = !job.reason().empty() && job.reason() != "None";
+  return {.kind = Action::Kind::kDeletePod,
+          .pod = std::move(pod),
+          .job_id = job.job_id(),
+          .reason = api::kJobEndedReason,
+          .message = absl::StrCat("Slurm job ", job.job_id(), " ended: ", JobStates(job),
+                                  has_reason ? absl::StrCat(" (", job.reason(), ")") : "")};
+}
+
+}  // namespace tidepool::podsched

@@ -1,0 +1,47 @@
+#pragma once
+
+// What the policy reads of a Slurm job and of a pod's scheduling state, shared by the
+// single-pod and the pod-group decisions.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "action.h"
+#include "tidepool/pod_view.h"
+#include "tidepool/v1/syncer.pb.h"
+
+namespace tidepool::podsched {
+
+// Ended: COMPLETED, CANCELLED, FAILED, TIMEOUT, PREEMPTED, NODE_FAIL, … or finished.
+bool JobEnded(const tidepool::v1::SlurmJob& job);
+// Started or waiting: not ended.
+inline bool JobActive(const tidepool::v1::SlurmJob& job) { return !JobEnded(job); }
+bool JobRunning(const tidepool::v1::SlurmJob& job);
+std::string JobStates(const tidepool::v1::SlurmJob& job);  // "CANCELLED+COMPLETING"
+// The job's nodes expanded ("n-[01-02]" → n-01, n-02); empty when unreadable.
+std::vector<std::string> JobNodes(const tidepool::v1::SlurmJob& job);
+
+// tidepool.dev/slurm-job-id of the pod, when it holds a job id.
+std::optional<uint32_t> AnnotatedJobId(const api::PodView& pod);
+// PodScheduled is already False with this reason (kInvalidPlacementReason unless given)
+// and message.
+bool AlreadyMarkedInvalid(const api::PodView& pod, const std::string& message,
+                          absl::string_view reason = "");
+
+// Of several jobs for one pod or group: the lowest-numbered active one, else the latest
+// ended one; null for none.
+const tidepool::v1::SlurmJob* PrimaryJob(const std::vector<const tidepool::v1::SlurmJob*>& jobs);
+
+// Slurm answered and refused a submission (a bad partition, GRES it does not have, …), as
+// opposed to the call not reaching it or the syncer's own credentials failing: the pod
+// then says why it has no job.
+bool SlurmRefusedSubmission(const absl::Status& status);
+
+Action CancelJobAction(const tidepool::v1::SlurmJob& job, absl::string_view why);
+Action DeleteForEndedJob(const tidepool::v1::SlurmJob& job, std::string pod = "");
+
+}  // namespace tidepool::podsched

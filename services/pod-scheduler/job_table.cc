@@ -1,0 +1,127 @@
+#include "job_table.h"
+
+#include <optional>
+#include <utility>
+
+#include "job_identity.h"
+
+namespace tidepool::podsched {
+namespace {
+
+absl::Time TimeOf(const google::protobuf::Timestamp& t) {
+  return absl::FromUnixSeconds(t.seconds()) + absl::Nanoseconds(t.nanos());
+}
+
+std::optional<std::string> PodKeyOf(const tidepool::v1::SlurmJob& job) {
+  return SyncKeyOfJob(job.name(), job.comment());
+}
+
+}  // namespace
+
+void JobTable::PutLocked(const tidepool::v1::SlurmJob& job, std::set<std::string>& changed) {
+  std::optional<std::string> key = PodKeyOf(job);
+  if (!key.has_value()) return;
+  unconfirmed_.erase(job.job_id());
+  jobs_[job.job_id()] = job;
+  by_pod_[*key].insert(job.job_id());
+  changed.insert(*key);
+}
+
+void JobTable::EraseLocked(uint32_t job_id, std::set<std::string>& changed) {
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return;
+  if (std::optional<std::string> key = PodKeyOf(it->second)) {
+    changed.insert(*key);
+    auto ids = by_pod_.find(*key);
+    if (ids != by_pod_.end()) {
+      ids->second.erase(job_id);
+      if (ids->second.empty()) by_pod_.erase(ids);
+    }
+  }
+  jobs_.erase(it);
+}
+
+std::set<std::string> JobTable::Apply(const tidepool::v1::WatchJobsResponse& message) {
+  using tidepool::v1::JobChange;
+  using tidepool::v1::WatchJobsResponse;
+  std::set<std::string> changed;
+  absl::MutexLock lock(&mutex_);
+  switch (message.kind()) {
+    case WatchJobsResponse::SNAPSHOT: {
+      for (const JobChange& change : message.changes()) pending_snapshot_.push_back(change.job());
+      if (!message.snapshot_complete()) break;
+      for (const auto& [key, ids] : by_pod_) changed.insert(key);
+      jobs_.clear();
+      by_pod_.clear();
+      for (const tidepool::v1::SlurmJob& job : pending_snapshot_) PutLocked(job, changed);
+      pending_snapshot_.clear();
+      for (const auto& [id, submitted] : unconfirmed_) {
+        jobs_[id] = submitted.second;
+        by_pod_[submitted.first].insert(id);
+      }
+      available_ = true;
+      const bool recent = TimeOf(message.observed_at()) >= fresh_after_;
+      fresh_ = fresh_ || recent;
+      stale_snapshot_ = !fresh_;
+      break;
+    }
+    case WatchJobsResponse::CHANGES:
+      available_ = true;
+      for (const JobChange& change : message.changes()) {
+        if (change.type() == JobChange::DELETED) {
+          EraseLocked(change.job().job_id(), changed);
+        } else {
+          PutLocked(change.job(), changed);
+        }
+      }
+      break;
+    case WatchJobsResponse::SLURM_UNAVAILABLE:
+      available_ = false;
+      break;
+    default:
+      break;
+  }
+  return changed;
+}
+
+void JobTable::StreamEnded() {
+  absl::MutexLock lock(&mutex_);
+  pending_snapshot_.clear();
+  stale_snapshot_ = false;
+}
+
+void JobTable::NoteSubmitted(const std::string& pod_key, const tidepool::v1::SlurmJob& job) {
+  absl::MutexLock lock(&mutex_);
+  if (jobs_.contains(job.job_id())) return;  // the watch was first
+  jobs_[job.job_id()] = job;
+  by_pod_[pod_key].insert(job.job_id());
+  unconfirmed_[job.job_id()] = {pod_key, job};
+}
+
+std::vector<tidepool::v1::SlurmJob> JobTable::JobsOf(const std::string& pod_key) {
+  absl::MutexLock lock(&mutex_);
+  std::vector<tidepool::v1::SlurmJob> out;
+  auto ids = by_pod_.find(pod_key);
+  if (ids == by_pod_.end()) return out;
+  for (uint32_t id : ids->second) out.push_back(jobs_.at(id));
+  return out;
+}
+
+std::vector<std::string> JobTable::PodKeys() {
+  absl::MutexLock lock(&mutex_);
+  std::vector<std::string> keys;
+  for (const auto& [key, ids] : by_pod_) keys.push_back(key);
+  return keys;
+}
+
+bool JobTable::fresh() {
+  absl::MutexLock lock(&mutex_);
+  return fresh_ && available_;
+}
+
+bool JobTable::stale_snapshot() {
+  absl::MutexLock lock(&mutex_);
+  return stale_snapshot_;
+}
+
+}  // namespace tidepool::podsched

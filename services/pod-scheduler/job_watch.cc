@@ -1,0 +1,104 @@
+#include "job_watch.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "common/log.h"
+
+namespace tidepool::podsched {
+namespace {
+
+constexpr absl::Duration kFirstBackoff = absl::Milliseconds(250);
+constexpr absl::Duration kMaxBackoff = absl::Seconds(10);
+constexpr char kStaleSnapshot[] = "snapshot predates this process";
+
+}  // namespace
+
+void JobWatch::Start() {
+  if (thread_.joinable()) return;
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void JobWatch::Stop() {
+  {
+    absl::MutexLock lock(&mutex_);
+    stopping_ = true;
+    if (stream_ != nullptr) stream_->Cancel();
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+std::string JobWatch::problem() {
+  absl::MutexLock lock(&mutex_);
+  return problem_;
+}
+
+void JobWatch::SetProblem(std::string problem) {
+  absl::MutexLock lock(&mutex_);
+  problem_ = std::move(problem);
+}
+
+bool JobWatch::WaitUnlessStopped(absl::Duration duration) {
+  absl::MutexLock lock(&mutex_);
+  auto stopping = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) { return stopping_; };
+  mutex_.AwaitWithTimeout(absl::Condition(&stopping), duration);
+  return !stopping_;
+}
+
+void JobWatch::Loop() {
+  absl::Duration backoff = kFirstBackoff;
+  while (true) {
+    const absl::Time started = absl::Now();
+    const std::string ended = WatchOnce();
+    table_.StreamEnded();
+    if (ended == kStaleSnapshot) {
+      backoff = kFirstBackoff;  // the syncer polls again on a new watch: ask soon
+    } else {
+      SetProblem(absl::StrCat("slurm-syncer job watch: ", ended));
+      common::LogWarn("job_watch_ended", {{"reason", ended}});
+      if (absl::Now() - started > kMaxBackoff) backoff = kFirstBackoff;
+    }
+    if (!WaitUnlessStopped(backoff)) return;
+    backoff = std::min(backoff * 2, kMaxBackoff);
+  }
+}
+
+std::string JobWatch::WatchOnce() {
+  std::unique_ptr<JobWatchStream> stream = syncer_.Watch();
+  if (stream == nullptr) return "no watch stream";
+  {
+    absl::MutexLock lock(&mutex_);
+    if (stopping_) {
+      stream->Cancel();
+    } else {
+      stream_ = stream.get();
+    }
+  }
+  bool stale = false;
+  tidepool::v1::WatchJobsResponse message;
+  while (stream->Read(message)) {
+    const std::set<std::string> changed = table_.Apply(message);
+    const bool snapshot =
+        message.kind() == tidepool::v1::WatchJobsResponse::SNAPSHOT && message.snapshot_complete();
+    if (table_.stale_snapshot()) {
+      stale = true;
+      stream->Cancel();
+      continue;
+    }
+    if (snapshot) SetProblem("");
+    if (message.kind() == tidepool::v1::WatchJobsResponse::SLURM_UNAVAILABLE) {
+      SetProblem(absl::StrCat("Slurm unavailable: ", message.unavailable_reason()));
+    } else if (message.kind() == tidepool::v1::WatchJobsResponse::CHANGES) {
+      SetProblem("");
+    }
+    if (!changed.empty() || snapshot) on_change_(changed, snapshot);
+  }
+  const absl::Status status = stream->Finish();
+  absl::MutexLock lock(&mutex_);
+  stream_ = nullptr;
+  if (stale) return kStaleSnapshot;
+  if (stopping_) return "stopped";
+  return status.ok() ? "watch ended" : std::string(status.message());
+}
+
+}  // namespace tidepool::podsched

@@ -1,0 +1,292 @@
+#include "sync.h"
+
+#include <optional>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "cluster_view.h"
+#include "common/log.h"
+#include "decide.h"
+#include "decide_group.h"
+#include "job_facts.h"
+#include "job_identity.h"
+#include "pod_group.h"
+#include "pod_writes.h"
+#include "scheduled_pod.h"
+#include "tidepool/contract.h"
+#include "tidepool/resources.h"
+
+namespace tidepool::podsched {
+namespace {
+
+constexpr absl::Duration kWaitForNodeRequeue = absl::Seconds(5);
+
+// The cluster's NodeSets and slurmd pods, read from the caches.
+ClusterView ObserveCluster(const SyncContext& c) {
+  std::vector<tidepool::v1::NodeSet> node_sets;
+  for (const k8s::CachedObjectPtr& object : c.informers.node_sets->List()) {
+    absl::StatusOr<tidepool::v1::NodeSet> node_set = api::ParseNodeSet(object->json);
+    if (node_set.ok()) node_sets.push_back(*std::move(node_set));
+  }
+  std::vector<api::PodView> slurmd;
+  for (const k8s::CachedObjectPtr& object : c.informers.slurmd_pods->List()) {
+    absl::StatusOr<api::PodView> pod = api::PodViewOf(*object);
+    if (pod.ok()) slurmd.push_back(*std::move(pod));
+  }
+  return BuildClusterView(c.cluster_namespace, c.cluster_name, node_sets, slurmd);
+}
+
+k8s::ObjectReference PodReference(const api::PodView& pod) {
+  return {.api_version = "v1", .kind = "Pod", .ns = pod.ns, .name = pod.name, .uid = pod.uid};
+}
+
+class Executor {
+ public:
+  // `pods`: the pods the actions may name (a single pod, or a group's members; an action
+  // with an empty Action::pod means the first). `key` is the sync key, for logs.
+  Executor(const SyncContext& c, const std::string& key, std::vector<const ScheduledPod*> pods)
+      : c_(c), key_(key), pods_(std::move(pods)) {}
+
+  // The failure is returned (the key is retried with backoff); the caller runs the other
+  // actions of the decision anyway when they do not depend on it.
+  absl::Status Run(const Action& action) {
+    const ScheduledPod* pod = PodFor(action);
+    const bool needs_pod =
+        action.kind != Action::Kind::kSubmit && action.kind != Action::Kind::kCancelJob;
+    if (needs_pod && pod == nullptr) {
+      return absl::InternalError(absl::StrCat("no pod \"", action.pod, "\" for ", key_));
+    }
+    switch (action.kind) {
+      case Action::Kind::kSubmit:
+        return Submit(action);
+      case Action::Kind::kAnnotateJobId:
+        return Count("annotate", AnnotateJobId(*c_.client, pod->pod, action.job_id));
+      case Action::Kind::kBind:
+        return Bind(*pod, action);
+      case Action::Kind::kDeletePod:
+        return Delete(*pod, action);
+      case Action::Kind::kCancelJob:
+        return Cancel(action);
+      case Action::Kind::kMarkUnschedulable:
+        return MarkInvalid(*pod, action);
+      case Action::Kind::kWaitForNode:
+        Event(pod, k8s::EventType::kWarning, "WaitingForNode", "Bind", action.message);
+        wait_ = true;
+        return absl::OkStatus();
+    }
+    return absl::OkStatus();
+  }
+
+  bool wait() const { return wait_; }
+
+ private:
+  const ScheduledPod* PodFor(const Action& action) const {
+    for (const ScheduledPod* pod : pods_) {
+      if (action.pod.empty() || pod->pod.name == action.pod) return pod;
+    }
+    return nullptr;
+  }
+
+  absl::Status Count(absl::string_view kind, absl::Status status) {
+    if (!status.ok()) c_.metrics->CountError(kind);
+    return status;
+  }
+
+  // On `pod`, or on every pod of the decision when null (a job's events).
+  void Event(const ScheduledPod* pod, k8s::EventType type, absl::string_view reason,
+             absl::string_view action, absl::string_view note) {
+    for (const ScheduledPod* each : pods_) {
+      if (pod == nullptr || each == pod) {
+        c_.events->Record(PodReference(each->pod), type, reason, action, note);
+      }
+    }
+  }
+
+  absl::Status Submit(const Action& action) {
+    absl::StatusOr<uint32_t> id = c_.syncer->Submit(action.spec);
+    if (!id.ok()) {
+      c_.metrics->CountError("submit");
+      const std::string message =
+          absl::StrCat("submitting the placeholder job: ", id.status().message());
+      Event(nullptr, k8s::EventType::kWarning, api::kFailedSubmitReason, "Submit", message);
+      // Slurm refusing the job (not an outage) is for the pod's owner to see and fix; the
+      // submission is still retried with backoff (the cluster's configuration may change).
+      if (SlurmRefusedSubmission(id.status())) {
+        for (const ScheduledPod* pod : pods_) {
+          if (AlreadyMarkedInvalid(pod->pod, message, api::kFailedSubmitReason)) continue;
+          (void)Count("status", MarkUnschedulable(*c_.client, pod->pod, api::kFailedSubmitReason,
+                                                  message, c_.clock->Now()));
+        }
+      }
+      return id.status();
+    }
+    tidepool::v1::SlurmJob job;
+    job.set_job_id(*id);
+    job.set_name(action.spec.name());
+    job.set_comment(action.spec.comment());
+    job.add_states("PENDING");
+    c_.jobs->NoteSubmitted(key_, job);
+    c_.metrics->CountSubmitted();
+    common::LogInfo("job_submitted", {{"key", key_}, {"job_id", static_cast<int64_t>(*id)}});
+    Event(nullptr, k8s::EventType::kNormal, api::kJobSubmittedReason, "Submit",
+          absl::StrCat("submitted Slurm job ", *id, " (", action.spec.nodes(), " node(s), ",
+                       action.spec.cpus_per_task(), " CPUs",
+                       action.spec.tres_per_node().empty() ? "" : ", ", action.spec.tres_per_node(),
+                       ")"));
+    absl::Status first = absl::OkStatus();
+    for (const ScheduledPod* pod : pods_) {
+      first.Update(Count("annotate", AnnotateJobId(*c_.client, pod->pod, *id)));
+    }
+    return first;
+  }
+
+  absl::Status Bind(const ScheduledPod& pod, const Action& action) {
+    absl::Status bound = BindPod(*c_.client, pod.pod, action.node);
+    if (!bound.ok()) {
+      c_.metrics->CountError("bind");
+      Event(&pod, k8s::EventType::kWarning, api::kFailedBindReason, "Bind",
+            absl::StrCat("binding to ", action.node, ": ", bound.message()));
+      return bound;
+    }
+    c_.metrics->ObserveBind(absl::ToDoubleSeconds(c_.clock->Now() - pod.created));
+    common::LogInfo("pod_bound", {{"pod", pod.pod.Key()},
+                                  {"node", action.node},
+                                  {"job_id", static_cast<int64_t>(action.job_id)}});
+    Event(&pod, k8s::EventType::kNormal, api::kBoundReason, "Bind",
+          absl::StrCat("bound to ", action.node, " where Slurm started job ", action.job_id));
+    return absl::OkStatus();
+  }
+
+  absl::Status Delete(const ScheduledPod& pod, const Action& action) {
+    Event(&pod, k8s::EventType::kNormal, action.reason, "Delete",
+          absl::StrCat(action.message, "; deleting the pod"));
+    absl::Status deleted = DeletePod(*c_.client, pod.pod);
+    if (!deleted.ok()) return Count("delete", deleted);
+    c_.metrics->CountPodDeleted();
+    common::LogInfo("pod_deleted", {{"pod", pod.pod.Key()}, {"why", action.message}});
+    return absl::OkStatus();
+  }
+
+  absl::Status Cancel(const Action& action) {
+    absl::Status cancelled = c_.syncer->Cancel(action.job_id);
+    if (!cancelled.ok() && !absl::IsNotFound(cancelled)) return Count("cancel", cancelled);
+    c_.metrics->CountCancelled();
+    common::LogInfo(
+        "job_cancelled",
+        {{"key", key_}, {"job_id", static_cast<int64_t>(action.job_id)}, {"why", action.message}});
+    Event(nullptr, k8s::EventType::kNormal, action.reason, "Cancel", action.message);
+    return absl::OkStatus();
+  }
+
+  absl::Status MarkInvalid(const ScheduledPod& pod, const Action& action) {
+    c_.metrics->CountError("invalid_placement");
+    Event(&pod, k8s::EventType::kWarning, action.reason, "Submit",
+          absl::StrCat("no Slurm job: ", action.message));
+    return Count("status", MarkUnschedulable(*c_.client, pod.pod, action.reason, action.message,
+                                             c_.clock->Now()));
+  }
+
+  const SyncContext& c_;
+  const std::string& key_;
+  const std::vector<const ScheduledPod*> pods_;
+  bool wait_ = false;
+};
+
+absl::StatusOr<k8s::ReconcileResult> Execute(const SyncContext& c, const std::string& key,
+                                             std::vector<const ScheduledPod*> pods,
+                                             const std::vector<Action>& actions) {
+  Executor executor(c, key, std::move(pods));
+  absl::Status first = absl::OkStatus();
+  for (const Action& action : actions) first.Update(executor.Run(action));
+  if (!first.ok()) return first;
+  if (executor.wait()) return k8s::ReconcileResult{.requeue_after = kWaitForNodeRequeue};
+  return k8s::ReconcileResult{};
+}
+
+}  // namespace
+
+std::shared_ptr<const ClusterView> PodSync::CurrentClusterView() {
+  const std::string version = absl::StrCat(context_.informers.node_sets->LastResourceVersion(), "/",
+                                           context_.informers.slurmd_pods->LastResourceVersion());
+  absl::MutexLock lock(&view_mutex_);
+  if (view_ == nullptr || version != view_version_) {
+    view_ = std::make_shared<const ClusterView>(ObserveCluster(context_));
+    view_version_ = version;
+  }
+  return view_;
+}
+
+std::string PodSync::SchedulerName() {
+  k8s::CachedObjectPtr object =
+      context_.informers.clusters->Get(context_.cluster_namespace, context_.cluster_name);
+  if (object == nullptr) return "";
+  absl::StatusOr<tidepool::v1::SlurmCluster> cluster = api::ParseSlurmCluster(object->json);
+  if (!cluster.ok() || !cluster->spec().pod_scheduler().enabled()) return "";
+  const std::string& name = cluster->spec().pod_scheduler().scheduler_name();
+  return name.empty() ? api::kDefaultPodSchedulerName : name;
+}
+
+absl::StatusOr<k8s::ReconcileResult> PodSync::Reconcile(const std::string& key) {
+  const std::string scheduler = SchedulerName();
+  if (scheduler.empty()) return k8s::ReconcileResult{};  // disabled: touch nothing
+  if (std::optional<std::pair<std::string, std::string>> group = ParseGroupKey(key)) {
+    return ReconcileGroup(key, group->first, group->second, scheduler);
+  }
+  std::optional<ScheduledPod> pod;
+  if (k8s::CachedObjectPtr object = context_.informers.pods->Get(key)) {
+    absl::StatusOr<ScheduledPod> parsed = ScheduledPodOf(*object);
+    if (parsed.ok() && parsed->scheduler_name == scheduler) pod = *std::move(parsed);
+  }
+  const DecisionInput input{.pod = pod.has_value() ? &*pod : nullptr,
+                            .jobs = context_.jobs->JobsOf(key),
+                            .jobs_view_fresh = context_.jobs->fresh()};
+  if (input.pod == nullptr && input.jobs.empty()) return k8s::ReconcileResult{};
+  std::vector<const ScheduledPod*> pods;
+  if (input.pod != nullptr) pods.push_back(input.pod);
+  return Execute(context_, key, pods, Decide(input, *CurrentClusterView()));
+}
+
+absl::StatusOr<k8s::ReconcileResult> PodSync::ReconcileGroup(const std::string& key,
+                                                             const std::string& ns,
+                                                             const std::string& group,
+                                                             const std::string& scheduler) {
+  std::vector<ScheduledPod> members;
+  for (const k8s::CachedObjectPtr& object : context_.informers.pods->ListNamespace(ns)) {
+    absl::StatusOr<ScheduledPod> pod = ScheduledPodOf(*object);
+    if (pod.ok() && pod->scheduler_name == scheduler && PodGroupOf(pod->pod) == group) {
+      members.push_back(*std::move(pod));
+    }
+  }
+  GroupInput input{.ns = ns,
+                   .group = group,
+                   .jobs = context_.jobs->JobsOf(key),
+                   .jobs_view_fresh = context_.jobs->fresh()};
+  for (const ScheduledPod& member : members) input.members.push_back(&member);
+  if (input.members.empty() && input.jobs.empty()) return k8s::ReconcileResult{};
+  return Execute(context_, key, input.members, DecideGroup(input, *CurrentClusterView()));
+}
+
+std::vector<std::string> PodSync::SyncKeysOf(const k8s::CachedObject& object) {
+  std::vector<std::string> keys = {object.meta.ns + "/" + object.meta.name};
+  const ScheduledPod* pod = object.ViewAs<ScheduledPod>();
+  if (pod == nullptr) return keys;
+  if (std::optional<std::string> group = PodGroupOf(pod->pod);
+      group.has_value() && ValidGroupName(*group).ok()) {
+    keys.push_back(GroupKey(object.meta.ns, *group));
+  }
+  return keys;
+}
+
+void PodSync::UpdatePodGauges() {
+  const std::string scheduler = SchedulerName();
+  int pending = 0;
+  int bound = 0;
+  for (const k8s::CachedObjectPtr& object : context_.informers.pods->List()) {
+    const ScheduledPod* pod = object->ViewAs<ScheduledPod>();
+    if (pod == nullptr || pod->scheduler_name != scheduler || pod->pod.deleting) continue;
+    (pod->pod.node_name.empty() ? pending : bound) += 1;
+  }
+  context_.metrics->SetPods(pending, bound);
+}
+
+}  // namespace tidepool::podsched

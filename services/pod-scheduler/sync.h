@@ -1,0 +1,72 @@
+#pragma once
+
+// One pod key's sync: observe (the pod, its jobs, the cluster view) → Decide → act, with
+// an event on the pod for every action. Level-triggered: every sync recomputes from the
+// informers' caches and the job table.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "cluster_view.h"
+#include "common/clock.h"
+#include "job_table.h"
+#include "k8s/client.h"
+#include "k8s/controller.h"
+#include "k8s/event_recorder.h"
+#include "k8s/informer.h"
+#include "metrics.h"
+#include "syncer_jobs.h"
+
+namespace tidepool::podsched {
+
+struct Informers {
+  k8s::Informer* pods = nullptr;         // pods not using the default scheduler
+  k8s::Informer* slurmd_pods = nullptr;  // the cluster namespace's slurmd pods
+  k8s::Informer* node_sets = nullptr;    // the cluster namespace's NodeSets
+  k8s::Informer* clusters = nullptr;     // the cluster namespace's SlurmClusters
+};
+
+struct SyncContext {
+  k8s::Client* client = nullptr;
+  Informers informers;
+  JobTable* jobs = nullptr;
+  SyncerJobs* syncer = nullptr;
+  k8s::EventRecorder* events = nullptr;
+  SchedulerMetrics* metrics = nullptr;
+  common::Clock* clock = nullptr;
+  std::string cluster_namespace;
+  std::string cluster_name;
+};
+
+class PodSync : public k8s::Reconciler {
+ public:
+  explicit PodSync(SyncContext context) : context_(std::move(context)) {}
+  absl::StatusOr<k8s::ReconcileResult> Reconcile(const std::string& key) override;
+
+  // The keys a pod's change concerns: its own and, for a member, its group's.
+  static std::vector<std::string> SyncKeysOf(const k8s::CachedObject& object);
+
+  // The scheduler name the cluster's pods use, or "" when the cluster is absent or its
+  // pod scheduler disabled.
+  std::string SchedulerName();
+  // Pod counts for the gauges (pending: ours and not bound).
+  void UpdatePodGauges();
+
+ private:
+  absl::StatusOr<k8s::ReconcileResult> ReconcileGroup(const std::string& key, const std::string& ns,
+                                                      const std::string& group,
+                                                      const std::string& scheduler);
+
+  // The cluster view, rebuilt only when the NodeSet or slurmd pod caches moved on.
+  std::shared_ptr<const ClusterView> CurrentClusterView();
+
+  const SyncContext context_;
+  absl::Mutex view_mutex_;
+  std::string view_version_ ABSL_GUARDED_BY(view_mutex_);
+  std::shared_ptr<const ClusterView> view_ ABSL_GUARDED_BY(view_mutex_);
+};
+
+}  // namespace tidepool::podsched
