@@ -37,6 +37,9 @@ std::string ResearchClusterManifest(const ResearchClusterParts& parts) {
   if (!parts.epilog_config_map.empty()) {
     absl::StrAppend(&components, "  epilog: {configMap: ", parts.epilog_config_map, "}\n");
   }
+  if (parts.pod_scheduler) {
+    absl::StrAppend(&components, "  podScheduler: {enabled: true, schedulerName: tidepool}\n");
+  }
   if (parts.compute) {
     absl::StrAppend(&components, "  partitions: [{name: batch, nodeSets: [cpu], default: true}]\n");
   }

@@ -19,6 +19,7 @@ struct ResearchClusterParts {
   std::string prolog_config_map;
   std::string epilog_config_map;
   std::map<std::string, std::string> annotations;  // the SlurmCluster's
+  bool pod_scheduler = false;  // spec.podScheduler with the scheduler name "tidepool"
 };
 
 std::string ResearchClusterManifest(const ResearchClusterParts& parts);

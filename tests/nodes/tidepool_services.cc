@@ -33,6 +33,9 @@ TidepoolServices::TidepoolServices(const KubernetesEnv& env, const std::string& 
   const std::string to_syncer = absl::StrCat("--syncer_address=127.0.0.1:", syncer);
   Start("nodeset-controller", "TIDEPOOL_NODESET_CONTROLLER", FreeLoopbackPort().value(),
         {kube, "--leader_elect=false", "--watch_namespace=" + ns, to_syncer});
+  // Idle unless the cluster enables spec.podScheduler.
+  Start("pod-scheduler", "TIDEPOOL_POD_SCHEDULER", FreeLoopbackPort().value(),
+        {kube, "--leader_elect=false", "--slurm_cluster=" + ns + "/" + cluster, to_syncer});
   cluster_controller_args_ = {kube,
                               "--leader_elect=false",
                               "--watch_namespace=" + ns,

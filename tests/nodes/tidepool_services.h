@@ -1,8 +1,8 @@
 #pragma once
-// The four services as processes beside a real-node test, for one namespace's SlurmCluster
+// The five services as processes beside a real-node test, for one namespace's SlurmCluster
 // (config-renderer, slurm-syncer reaching the cluster's slurmrestd through its Service,
-// nodeset-controller, cluster-controller with a control plane of pods); stopped when this
-// goes. The cluster-controller can be killed and started again alone (restart tests).
+// nodeset-controller, cluster-controller with a control plane of pods, pod-scheduler); stopped when
+// this goes. The cluster-controller can be killed and started again alone (restart tests).
 #include <functional>
 #include <map>
 #include <optional>

@@ -1,0 +1,141 @@
+// A Kubernetes pod placed by Slurm's scheduler runs on a real kubelet node: the newest Slurm
+// version's cluster of pods (SlurmTags) with spec.podScheduler, the five services beside the
+// test. The pod names the scheduler "tidepool"; pod-scheduler submits its placeholder job
+// through the syncer, binds the pod to the Node of the slurmd pod whose Slurm node got the
+// job, kubelet runs it; deleting the pod ends the job.
+#include <catch2/catch_test_macros.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "nodes/kubectl_helpers.h"
+#include "nodes/research_cluster.h"
+#include "nodes/tidepool_services.h"
+#include "support/eventually.h"
+#include "support/testenv.h"
+
+namespace tidepool::testing {
+namespace {
+
+std::string PodManifest(const std::string& ns, const std::string& tag) {
+  return absl::StrReplaceAll(R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: hello
+  namespace: NS
+  annotations: {tidepool.dev/time-limit: "10", tidepool.dev/comment: "nodes test"}
+spec:
+  schedulerName: tidepool
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: hello
+    image: localhost/tidepool/login:TAG
+    imagePullPolicy: Never
+    command: [sh, -c, "echo placed by Slurm; exec sleep 3600"]
+    resources: {requests: {cpu: "1", memory: 64Mi}}
+)",
+                             {{"NS", ns}, {"TAG", tag}});
+}
+
+std::string JobInSlurm(const KubernetesEnv& env, const std::string& ns, const std::string& job) {
+  return TryKubectl(
+             env, {"-n", ns, "exec", "research-controller-0", "--", "scontrol", "show", "job", job})
+      .value_or("");
+}
+
+// "cpu-01" of "... NodeList=cpu-01 ...".
+std::string NodeListOf(const std::string& job_info) {
+  const size_t at = job_info.find(" NodeList=");
+  if (at == std::string::npos) return "";
+  const size_t start = at + std::string(" NodeList=").size();
+  return job_info.substr(start, job_info.find_first_of(" \n", start) - start);
+}
+
+TEST_CASE("a pod for the tidepool scheduler runs where Slurm placed its job") {
+  const KubernetesEnv env = RequireKubernetes();
+  MustKubectl(env, {"apply", "-f", SourceRoot() + "/manifests/crds"});
+  ForEachSlurmVersion(
+      env, SlurmVersions::kNewest, "ps", [&](const std::string& tag, const std::string& ns) {
+        TidepoolServices services(env, ns);
+        Apply(env, ResearchClusterManifest({.ns = ns, .slurm_tag = tag, .pod_scheduler = true}));
+        std::string sinfo;
+        const bool idle = PollUntil(
+                              [&] {
+                                sinfo = TryKubectl(env, {"-n", ns, "exec", "research-controller-0",
+                                                         "--", "sinfo", "-h", "-o", "%P %t %D"})
+                                            .value_or("");
+                                return absl::StrContains(sinfo, "batch* idle 2");
+                              },
+                              absl::Seconds(240), absl::Seconds(2))
+                              .has_value();
+        INFO("sinfo: " << sinfo << "\n" << services.Logs());
+        REQUIRE(idle);
+
+        const absl::Time created = absl::Now();
+        Apply(env, PodManifest(ns, tag));
+        std::string phase;
+        const bool running =
+            PollUntil(
+                [&] {
+                  phase = TryKubectl(env, {"-n", ns, "get", "pod", "hello", "-o",
+                                           "jsonpath={.status.phase} {.spec.nodeName}"})
+                              .value_or("");
+                  return absl::StartsWith(phase, "Running ");
+                },
+                absl::Seconds(90), absl::Seconds(1))
+                .has_value();
+        INFO(
+            "pod: " << phase << "\n"
+                    << TryKubectl(env, {"-n", ns, "get", "pod", "hello", "-o", "yaml"}).value_or("")
+                    << "\n"
+                    << services.Logs());
+        REQUIRE(running);
+        WARN("pod created -> Running on a real node through Slurm: "
+             << absl::FormatDuration(absl::Now() - created));
+
+        // The pod runs where Slurm runs its job: the Node of the slurmd pod of the job's node.
+        const std::string job =
+            MustKubectl(env, {"-n", ns, "get", "pod", "hello", "-o",
+                              R"(jsonpath={.metadata.annotations.tidepool\.dev/slurm-job-id})"});
+        REQUIRE(!job.empty());
+        const std::string info = JobInSlurm(env, ns, job);
+        INFO("job " << job << ": " << info);
+        CHECK(absl::StrContains(info, "JobState=RUNNING"));
+        CHECK(absl::StrContains(info, "Comment=pod " + ns + "/hello: nodes test"));
+        CHECK(absl::StrContains(info, "TimeLimit=00:10:00"));
+        const std::string slurm_node = NodeListOf(info);
+        REQUIRE(!slurm_node.empty());
+        const std::string node_of_slurmd = MustKubectl(
+            env, {"-n", ns, "get", "pod", slurm_node, "-o", "jsonpath={.spec.nodeName}"});
+        CHECK(phase == "Running " + node_of_slurmd);
+        CHECK(PollUntil(
+            [&] {
+              return absl::StrContains(TryKubectl(env, {"-n", ns, "logs", "hello"}).value_or(""),
+                                       "placed by Slurm");
+            },
+            absl::Seconds(20), absl::Seconds(1)));
+
+        // The pod deleted, its job ends.
+        MustKubectl(env, {"-n", ns, "delete", "pod", "hello", "--wait=true"});
+        std::string after;
+        const bool ended =
+            PollUntil(
+                [&] {
+                  after = JobInSlurm(env, ns, job);
+                  return after.empty() || absl::StrContains(after, "JobState=CANCELLED");
+                },
+                absl::Seconds(30), absl::Seconds(1))
+                .has_value();
+        INFO("after the pod was deleted: " << after);
+        CHECK(ended);
+      });
+}
+
+}  // namespace
+}  // namespace tidepool::testing
