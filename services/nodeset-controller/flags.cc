@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "k8s/dns_names.h"
 #include "tidepool/naming.h"
 
 ABSL_FLAG(std::string, syncer_address, "127.0.0.1:50062",
@@ -26,25 +27,9 @@ ABSL_FLAG(std::string, cluster_domain, tidepool::api::kDefaultClusterDomain,
 namespace tidepool::nodeset {
 namespace {
 
-constexpr size_t kMaxDnsLabel = 63;
-constexpr size_t kMaxDnsName = 253;
-
-// A DNS-1123 label: what Kubernetes accepts in a pod's dnsConfig.searches.
-bool IsDnsLabel(absl::string_view label) {
-  if (label.empty() || label.size() > kMaxDnsLabel) return false;
-  if (label.front() == '-' || label.back() == '-') return false;
-  for (char c : label) {
-    if (!absl::ascii_islower(c) && !absl::ascii_isdigit(c) && c != '-') return false;
-  }
-  return true;
-}
-
 absl::Status ValidateClusterDomain(absl::string_view domain) {
-  const std::vector<absl::string_view> labels = absl::StrSplit(domain, '.');
-  if (!domain.empty() && domain.size() <= kMaxDnsName &&
-      std::all_of(labels.begin(), labels.end(), IsDnsLabel)) {
-    return absl::OkStatus();
-  }
+  // Each label goes into a pod's dnsConfig.searches.
+  if (k8s::IsDnsSubdomain(domain)) return absl::OkStatus();
   return absl::InvalidArgumentError(
       absl::StrCat("--cluster_domain=\"", domain,
                    "\" is not a DNS name; use dot-separated labels of lowercase letters, digits "

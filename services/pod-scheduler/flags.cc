@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "k8s/dns_names.h"
 
 ABSL_FLAG(std::string, slurm_cluster, "",
           "<namespace>/<name> of the SlurmCluster whose pods this scheduler places: pods whose "
@@ -18,35 +19,11 @@ ABSL_FLAG(std::string, leader_election_id, "pod-scheduler", "Name of the Lease")
 ABSL_FLAG(int32_t, workers, 4, "Pods synced at once (1-64); a pod is never synced twice at once");
 
 namespace tidepool::podsched {
-namespace {
-
-constexpr size_t kMaxDnsLabel = 63;
-constexpr size_t kMaxDnsSubdomain = 253;
-
-bool IsDnsLabel(absl::string_view label) {
-  if (label.empty() || label.size() > kMaxDnsLabel) return false;
-  if (label.front() == '-' || label.back() == '-') return false;
-  for (char c : label) {
-    if (!absl::ascii_islower(c) && !absl::ascii_isdigit(c) && c != '-') return false;
-  }
-  return true;
-}
-
-// A SlurmCluster's name is a DNS subdomain (labels joined by '.').
-bool IsDnsSubdomain(absl::string_view name) {
-  if (name.empty() || name.size() > kMaxDnsSubdomain) return false;
-  for (absl::string_view label : absl::StrSplit(name, '.')) {
-    if (!IsDnsLabel(label)) return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 absl::StatusOr<SchedulerOptions> ValidateSchedulerOptions(const std::string& slurm_cluster,
                                                           SchedulerOptions options) {
   const std::vector<std::string> parts = absl::StrSplit(slurm_cluster, '/');
-  if (parts.size() != 2 || !IsDnsLabel(parts[0]) || !IsDnsSubdomain(parts[1])) {
+  if (parts.size() != 2 || !k8s::IsDnsLabel(parts[0]) || !k8s::IsDnsSubdomain(parts[1])) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--slurm_cluster=\"", slurm_cluster,
         "\" is not <namespace>/<name> of a SlurmCluster (lowercase DNS names, e.g. hpc/research)"));

@@ -5,21 +5,13 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "k8s/dns_names.h"
 #include "k8s/object_json.h"
 #include "k8s/resource.h"
 #include "tidepool/naming.h"
 
 namespace tidepool::syncer {
 namespace {
-
-// RFC 1123 label, what namespace and SlurmCluster names are.
-bool IsDnsLabel(absl::string_view text) {
-  if (text.empty() || text.size() > 63) return false;
-  for (char c : text) {
-    if (!absl::ascii_islower(c) && !absl::ascii_isdigit(c) && c != '-') return false;
-  }
-  return text.front() != '-' && text.back() != '-';
-}
 
 bool ServesRestPort(const rapidjson::Value& spec) {
   const rapidjson::Value* ports = k8s::FindMember(spec, "ports");
@@ -36,7 +28,7 @@ std::string ClusterRef::ToString() const { return absl::StrCat(namespace_name, "
 
 absl::StatusOr<ClusterRef> ParseClusterRef(absl::string_view text) {
   std::vector<absl::string_view> parts = absl::StrSplit(text, '/');
-  if (parts.size() != 2 || !IsDnsLabel(parts[0]) || !IsDnsLabel(parts[1])) {
+  if (parts.size() != 2 || !k8s::IsDnsLabel(parts[0]) || !k8s::IsDnsLabel(parts[1])) {
     return absl::InvalidArgumentError(
         absl::StrCat("--slurm_cluster=\"", text,
                      "\" is not <namespace>/<name> (lower-case DNS labels, e.g. hpc/research)"));
