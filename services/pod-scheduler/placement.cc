@@ -7,18 +7,13 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "annotation_error.h"
 #include "tidepool/contract.h"
 
 namespace tidepool::podsched {
 namespace {
 
 constexpr size_t kMaxSlurmName = 64;
-
-absl::Status Invalid(absl::string_view annotation, absl::string_view value,
-                     absl::string_view problem) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("annotation ", annotation, ": \"", absl::CHexEscape(value), "\" ", problem));
-}
 
 const std::string* Find(const std::map<std::string, std::string>& annotations, const char* key) {
   auto it = annotations.find(key);
@@ -31,13 +26,15 @@ absl::StatusOr<std::string> SlurmName(const std::map<std::string, std::string>& 
                                       const char* key) {
   const std::string* value = Find(annotations, key);
   if (value == nullptr) return std::string();
-  if (value->empty()) return Invalid(key, *value, "is empty; remove the annotation or name one");
+  if (value->empty())
+    return InvalidAnnotation(key, *value, "is empty; remove the annotation or name one");
   if (value->size() > kMaxSlurmName) {
-    return Invalid(key, *value, absl::StrCat("is longer than ", kMaxSlurmName, " characters"));
+    return InvalidAnnotation(key, *value,
+                             absl::StrCat("is longer than ", kMaxSlurmName, " characters"));
   }
   for (char c : *value) {
     if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') {
-      return Invalid(key, *value, "may hold only letters, digits, '_', '-' and '.'");
+      return InvalidAnnotation(key, *value, "may hold only letters, digits, '_', '-' and '.'");
     }
   }
   return *value;
@@ -51,11 +48,12 @@ absl::StatusOr<int64_t> TimeLimit(const std::map<std::string, std::string>& anno
     return absl::ascii_isdigit(static_cast<unsigned char>(c));
   });
   if (!digits_only || !absl::SimpleAtoi(*value, &minutes)) {
-    return Invalid(api::kTimeLimitAnnotation, *value, "is not a whole number of minutes");
+    return InvalidAnnotation(api::kTimeLimitAnnotation, *value, "is not a whole number of minutes");
   }
   if (minutes < 1 || minutes > kMaxTimeLimitMinutes) {
-    return Invalid(api::kTimeLimitAnnotation, *value,
-                   absl::StrCat("is out of range; use 1 to ", kMaxTimeLimitMinutes, " minutes"));
+    return InvalidAnnotation(
+        api::kTimeLimitAnnotation, *value,
+        absl::StrCat("is out of range; use 1 to ", kMaxTimeLimitMinutes, " minutes"));
   }
   return minutes;
 }
@@ -67,21 +65,22 @@ absl::StatusOr<tidepool::v1::JobSpec::Exclusive> Exclusive(
   if (*value == "none") return tidepool::v1::JobSpec::EXCLUSIVE_NONE;
   if (*value == "user") return tidepool::v1::JobSpec::EXCLUSIVE_USER;
   if (*value == "ok") return tidepool::v1::JobSpec::EXCLUSIVE_OK;
-  return Invalid(api::kExclusiveAnnotation, *value,
-                 "is not none (no other job on the nodes), user (only the same user's) or ok "
-                 "(shared)");
+  return InvalidAnnotation(
+      api::kExclusiveAnnotation, *value,
+      "is not none (no other job on the nodes), user (only the same user's) or ok "
+      "(shared)");
 }
 
 absl::StatusOr<std::string> Comment(const std::map<std::string, std::string>& annotations) {
   const std::string* value = Find(annotations, api::kCommentAnnotation);
   if (value == nullptr) return std::string();
   if (value->size() > kMaxCommentLength) {
-    return Invalid(api::kCommentAnnotation, value->substr(0, 32) + "…",
-                   absl::StrCat("is longer than ", kMaxCommentLength, " characters"));
+    return InvalidAnnotation(api::kCommentAnnotation, value->substr(0, 32) + "…",
+                             absl::StrCat("is longer than ", kMaxCommentLength, " characters"));
   }
   for (char c : *value) {
     if (absl::ascii_iscntrl(static_cast<unsigned char>(c))) {
-      return Invalid(api::kCommentAnnotation, *value, "holds a control character");
+      return InvalidAnnotation(api::kCommentAnnotation, *value, "holds a control character");
     }
   }
   return *value;

@@ -10,21 +10,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include "annotation_error.h"
+#include "k8s/dns_names.h"
 #include "tidepool/contract.h"
 
 namespace tidepool::podsched {
-namespace {
-
-constexpr size_t kMaxGroupName = 63;
-
-absl::Status Invalid(absl::string_view annotation, absl::string_view value,
-                     absl::string_view problem) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("annotation ", annotation, ": \"", absl::CHexEscape(value), "\" ", problem));
-}
-
-}  // namespace
-
 std::optional<std::string> PodGroupOf(const api::PodView& pod) {
   auto it = pod.annotations.find(api::kPodGroupAnnotation);
   if (it == pod.annotations.end()) return std::nullopt;
@@ -32,14 +22,9 @@ std::optional<std::string> PodGroupOf(const api::PodView& pod) {
 }
 
 absl::Status ValidGroupName(absl::string_view group) {
-  const bool valid = !group.empty() && group.size() <= kMaxGroupName && group.front() != '-' &&
-                     group.back() != '-' && std::all_of(group.begin(), group.end(), [](char c) {
-                       return absl::ascii_islower(static_cast<unsigned char>(c)) ||
-                              absl::ascii_isdigit(static_cast<unsigned char>(c)) || c == '-';
-                     });
-  if (valid) return absl::OkStatus();
-  return Invalid(api::kPodGroupAnnotation, group,
-                 "is not a DNS label (1-63 lowercase letters, digits and '-')");
+  if (k8s::IsDnsLabel(group)) return absl::OkStatus();
+  return InvalidAnnotation(api::kPodGroupAnnotation, group,
+                           "is not a DNS label (1-63 lowercase letters, digits and '-')");
 }
 
 absl::StatusOr<int> PodGroupSize(const api::PodView& pod) {
@@ -53,8 +38,8 @@ absl::StatusOr<int> PodGroupSize(const api::PodView& pod) {
       !it->second.empty() && std::all_of(it->second.begin(), it->second.end(),
                                          [](char c) { return c >= '0' && c <= '9'; });
   if (!digits || !absl::SimpleAtoi(it->second, &size) || size < 1 || size > kMaxPodGroupSize) {
-    return Invalid(api::kPodGroupSizeAnnotation, it->second,
-                   absl::StrCat("is not a whole number from 1 to ", kMaxPodGroupSize));
+    return InvalidAnnotation(api::kPodGroupSizeAnnotation, it->second,
+                             absl::StrCat("is not a whole number from 1 to ", kMaxPodGroupSize));
   }
   return size;
 }
