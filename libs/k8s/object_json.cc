@@ -108,4 +108,25 @@ void WriteStringMember(JsonWriter& w, absl::string_view key, absl::string_view v
   w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
 }
 
+std::string JsonObject(const std::function<void(JsonWriter&)>& body) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  body(w);
+  w.EndObject();
+  return buffer.GetString();
+}
+
+std::string AnnotationMergePatch(absl::string_view key, absl::string_view value) {
+  return JsonObject([&](JsonWriter& w) {
+    w.Key("metadata");
+    w.StartObject();
+    w.Key("annotations");
+    w.StartObject();
+    WriteStringMember(w, key, value);
+    w.EndObject();
+    w.EndObject();
+  });
+}
+
 }  // namespace tidepool::k8s

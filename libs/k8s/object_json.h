@@ -4,6 +4,7 @@
 // (rapidjson), and the API's time formats. Missing or mistyped fields read as empty / 0.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -33,6 +34,10 @@ rapidjson::Value& ObjectMember(rapidjson::Value& object, const char* key,
 // step: "key": "value", both copied (neither needs to outlive the call).
 using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 void WriteStringMember(JsonWriter& w, absl::string_view key, absl::string_view value);
+// A JSON object written by `body` into an otherwise empty document.
+std::string JsonObject(const std::function<void(JsonWriter&)>& body);
+// {"metadata":{"annotations":{key: value}}}: a merge patch setting one annotation.
+std::string AnnotationMergePatch(absl::string_view key, absl::string_view value);
 // Sets object[key] (replacing what was there).
 void SetMember(rapidjson::Value& object, const char* key, rapidjson::Value value,
                rapidjson::Document::AllocatorType& allocator);

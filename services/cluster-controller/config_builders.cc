@@ -35,15 +35,7 @@ std::string ConfigMapApplyBody(const v1::SlurmCluster& cluster, const v1::Render
 }
 
 std::string ConfigHashAnnotationPatch(absl::string_view hash) {
-  return JsonObject([&](JsonWriter& w) {
-    w.Key("metadata");
-    w.StartObject();
-    w.Key("annotations");
-    w.StartObject();
-    k8s::WriteStringMember(w, api::kConfigHashAnnotation, hash);
-    w.EndObject();
-    w.EndObject();
-  });
+  return k8s::AnnotationMergePatch(api::kConfigHashAnnotation, hash);
 }
 
 std::string ConfigMapHash(absl::string_view config_map_json) {

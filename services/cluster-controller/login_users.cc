@@ -207,15 +207,7 @@ std::string UsersConfigMapBody(const v1::SlurmCluster& cluster,
 }
 
 std::string UsersHashAnnotationPatch(absl::string_view hash) {
-  return JsonObject([&](JsonWriter& w) {
-    w.Key("metadata");
-    w.StartObject();
-    w.Key("annotations");
-    w.StartObject();
-    k8s::WriteStringMember(w, api::kUsersHashAnnotation, hash);
-    w.EndObject();
-    w.EndObject();
-  });
+  return k8s::AnnotationMergePatch(api::kUsersHashAnnotation, hash);
 }
 
 }  // namespace tidepool::cluster

@@ -6,15 +6,6 @@
 
 namespace tidepool::cluster {
 
-std::string JsonObject(const std::function<void(k8s::JsonWriter&)>& body) {
-  rapidjson::StringBuffer buffer;
-  k8s::JsonWriter w(buffer);
-  w.StartObject();
-  body(w);
-  w.EndObject();
-  return buffer.GetString();
-}
-
 void WriteTypeMeta(k8s::JsonWriter& w, absl::string_view api_version, absl::string_view kind) {
   k8s::WriteStringMember(w, "apiVersion", api_version);
   k8s::WriteStringMember(w, "kind", kind);

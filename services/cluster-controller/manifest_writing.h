@@ -24,8 +24,7 @@ inline constexpr char kJwtKeyMountPath[] = "/etc/tidepool/jwt";
 inline constexpr char kUsersMountPath[] = "/etc/tidepool/users";
 inline constexpr char kUsersDirEnv[] = "TIDEPOOL_USERS_DIR";
 
-// A JSON object written by `body` into an otherwise empty document.
-std::string JsonObject(const std::function<void(k8s::JsonWriter&)>& body);
+using k8s::JsonObject;
 
 void WriteTypeMeta(k8s::JsonWriter& w, absl::string_view api_version, absl::string_view kind);
 // "selector": {"matchLabels": {component, cluster}}.

@@ -8,69 +8,52 @@
 namespace tidepool::podsched {
 
 std::string BindingJson(const api::PodView& pod, const std::string& node) {
-  rapidjson::StringBuffer buffer;
-  k8s::JsonWriter w(buffer);
-  w.StartObject();
-  k8s::WriteStringMember(w, "apiVersion", "v1");
-  k8s::WriteStringMember(w, "kind", "Binding");
-  w.Key("metadata");
-  w.StartObject();
-  k8s::WriteStringMember(w, "name", pod.name);
-  k8s::WriteStringMember(w, "namespace", pod.ns);
-  k8s::WriteStringMember(w, "uid", pod.uid);
-  w.EndObject();
-  w.Key("target");
-  w.StartObject();
-  k8s::WriteStringMember(w, "apiVersion", "v1");
-  k8s::WriteStringMember(w, "kind", "Node");
-  k8s::WriteStringMember(w, "name", node);
-  w.EndObject();
-  w.EndObject();
-  return buffer.GetString();
+  return k8s::JsonObject([&](k8s::JsonWriter& w) {
+    k8s::WriteStringMember(w, "apiVersion", "v1");
+    k8s::WriteStringMember(w, "kind", "Binding");
+    w.Key("metadata");
+    w.StartObject();
+    k8s::WriteStringMember(w, "name", pod.name);
+    k8s::WriteStringMember(w, "namespace", pod.ns);
+    k8s::WriteStringMember(w, "uid", pod.uid);
+    w.EndObject();
+    w.Key("target");
+    w.StartObject();
+    k8s::WriteStringMember(w, "apiVersion", "v1");
+    k8s::WriteStringMember(w, "kind", "Node");
+    k8s::WriteStringMember(w, "name", node);
+    w.EndObject();
+  });
 }
 
 std::string JobIdPatchJson(uint32_t job_id) {
-  rapidjson::StringBuffer buffer;
-  k8s::JsonWriter w(buffer);
-  w.StartObject();
-  w.Key("metadata");
-  w.StartObject();
-  w.Key("annotations");
-  w.StartObject();
-  k8s::WriteStringMember(w, api::kSlurmJobIdAnnotation, absl::StrCat(job_id));
-  w.EndObject();
-  w.EndObject();
-  w.EndObject();
-  return buffer.GetString();
+  return k8s::AnnotationMergePatch(api::kSlurmJobIdAnnotation, absl::StrCat(job_id));
 }
 
 std::string UnschedulableStatusJson(const api::PodView& pod, const std::string& reason,
                                     const std::string& message, absl::Time now) {
-  rapidjson::StringBuffer buffer;
-  k8s::JsonWriter w(buffer);
-  w.StartObject();
-  k8s::WriteStringMember(w, "apiVersion", "v1");
-  k8s::WriteStringMember(w, "kind", "Pod");
-  w.Key("metadata");
-  w.StartObject();
-  k8s::WriteStringMember(w, "name", pod.name);
-  k8s::WriteStringMember(w, "namespace", pod.ns);
-  w.EndObject();
-  w.Key("status");
-  w.StartObject();
-  w.Key("conditions");
-  w.StartArray();
-  w.StartObject();
-  k8s::WriteStringMember(w, "type", "PodScheduled");
-  k8s::WriteStringMember(w, "status", "False");
-  k8s::WriteStringMember(w, "reason", reason);
-  k8s::WriteStringMember(w, "message", message);
-  k8s::WriteStringMember(w, "lastTransitionTime", k8s::FormatApiTime(now));
-  w.EndObject();
-  w.EndArray();
-  w.EndObject();
-  w.EndObject();
-  return buffer.GetString();
+  return k8s::JsonObject([&](k8s::JsonWriter& w) {
+    k8s::WriteStringMember(w, "apiVersion", "v1");
+    k8s::WriteStringMember(w, "kind", "Pod");
+    w.Key("metadata");
+    w.StartObject();
+    k8s::WriteStringMember(w, "name", pod.name);
+    k8s::WriteStringMember(w, "namespace", pod.ns);
+    w.EndObject();
+    w.Key("status");
+    w.StartObject();
+    w.Key("conditions");
+    w.StartArray();
+    w.StartObject();
+    k8s::WriteStringMember(w, "type", "PodScheduled");
+    k8s::WriteStringMember(w, "status", "False");
+    k8s::WriteStringMember(w, "reason", reason);
+    k8s::WriteStringMember(w, "message", message);
+    k8s::WriteStringMember(w, "lastTransitionTime", k8s::FormatApiTime(now));
+    w.EndObject();
+    w.EndArray();
+    w.EndObject();
+  });
 }
 
 absl::Status BindPod(k8s::Client& client, const api::PodView& pod, const std::string& node) {
