@@ -167,6 +167,17 @@ std::map<std::string, std::string> SetUpCluster(TestNamespace& ns) {
   return nodes;
 }
 
+// The notes of the namespace's events of `reason`, once there is one: the scheduler
+// records events in the background, after the write that the test waited for.
+std::vector<std::string> AwaitEventNotes(TestNamespace& ns, const std::string& reason) {
+  std::vector<std::string> notes;
+  WaitUntil([&] {
+    notes = ns.EventNotes(reason);
+    return !notes.empty();
+  });
+  return notes;
+}
+
 // A pod for the scheduler: one CPU, 64 MiB, five minutes, plus `annotations` (JSON
 // members).
 std::string CreatePod(TestNamespace& ns, const std::string& name,
@@ -271,8 +282,8 @@ TEST_CASE("pods become Slurm jobs, are bound where Slurm runs them and torn down
     REQUIRE(node_of.contains(job->nodes()));
     CHECK(NodeNameOf(*ns.Pod("single")) == node_of.at(job->nodes()));
     CHECK(SlurmJobsNamed(*slurm, uids.back()).size() == 1);
-    CHECK_FALSE(ns.EventNotes("JobSubmitted").empty());
-    CHECK_FALSE(ns.EventNotes("Bound").empty());
+    CHECK_FALSE(AwaitEventNotes(ns, "JobSubmitted").empty());
+    CHECK_FALSE(AwaitEventNotes(ns, "Bound").empty());
     CHECK(absl::StrContains(scheduler.Metrics(), "tidepool_pod_scheduler_jobs_submitted_total 1"));
     WARN("created -> bound: " << absl::FormatDuration(took));
 
@@ -295,7 +306,7 @@ TEST_CASE("pods become Slurm jobs, are bound where Slurm runs them and torn down
     });
     INFO(scheduler.Output());
     REQUIRE(deleted);
-    const std::vector<std::string> notes = ns.EventNotes("JobEnded");
+    const std::vector<std::string> notes = AwaitEventNotes(ns, "JobEnded");
     REQUIRE_FALSE(notes.empty());
     CHECK(absl::StrContains(notes.front(), "CANCELLED"));
   }
@@ -315,7 +326,7 @@ TEST_CASE("pods become Slurm jobs, are bound where Slurm runs them and torn down
     INFO(scheduler.Output());
     REQUIRE(marked);
     CHECK(absl::StartsWith(reason, "False/InvalidPlacement: annotation tidepool.dev/exclusive"));
-    const std::vector<std::string> notes = ns.EventNotes("InvalidPlacement");
+    const std::vector<std::string> notes = AwaitEventNotes(ns, "InvalidPlacement");
     REQUIRE_FALSE(notes.empty());
     CHECK(absl::StrContains(notes.front(), "\"always\""));
     CHECK(SlurmJobsNamed(*slurm, uids.back()).empty());
@@ -344,7 +355,7 @@ TEST_CASE("pods become Slurm jobs, are bound where Slurm runs them and torn down
     REQUIRE(marked);
     WARN(condition);
     CHECK(absl::StartsWith(condition, "False/FailedSubmit: submitting the placeholder job"));
-    CHECK_FALSE(ns.EventNotes("FailedSubmit").empty());
+    CHECK_FALSE(AwaitEventNotes(ns, "FailedSubmit").empty());
     CHECK(SlurmJobsNamed(*slurm, uids.back()).empty());
     CHECK(NodeNameOf(*ns.Pod("gpu")).empty());
   }
