@@ -20,7 +20,7 @@ std::optional<std::string> PodKeyOf(const tidepool::v1::SlurmJob& job) {
 
 void JobTable::PutLocked(const tidepool::v1::SlurmJob& job, std::set<std::string>& changed) {
   std::optional<std::string> key = PodKeyOf(job);
-  if (!key.has_value()) return;
+  if (!key.has_value() || job.user() != job_user_) return;
   unconfirmed_.erase(job.job_id());
   jobs_[job.job_id()] = job;
   by_pod_[*key].insert(job.job_id());
@@ -88,6 +88,11 @@ void JobTable::StreamEnded() {
   absl::MutexLock lock(&mutex_);
   pending_snapshot_.clear();
   stale_snapshot_ = false;
+}
+
+void JobTable::SetJobUser(std::string user) {
+  absl::MutexLock lock(&mutex_);
+  job_user_ = std::move(user);
 }
 
 void JobTable::NoteSubmitted(const std::string& pod_key, const tidepool::v1::SlurmJob& job) {

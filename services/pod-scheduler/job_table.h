@@ -2,7 +2,9 @@
 
 // The placeholder jobs as slurm-syncer's WatchJobs stream reports them, indexed by the
 // pod key their comment names (job_identity.h). A stream's snapshot replaces the table
-// when complete; changes then update it. Jobs of other users and tools are ignored.
+// when complete; changes then update it. Only jobs of the syncer's Slurm user count: any
+// user can name a job "tidepool-pod-<uid>" and comment it "pod <ns>/<name>", and such a
+// job must neither be cancelled as an orphan nor steer where a pod is bound.
 // Thread-safe: the watch thread writes, sync workers read.
 
 #include <cstdint>
@@ -29,6 +31,9 @@ class JobTable {
   std::set<std::string> Apply(const tidepool::v1::WatchJobsResponse& message);
   // The stream ended: a new one starts with a new snapshot.
   void StreamEnded();
+  // The Slurm user placeholder jobs belong to, learnt before each stream starts: jobs of
+  // anyone else are not placeholder jobs, whatever they are called.
+  void SetJobUser(std::string user);
   // A job this process just submitted, known before the watch reports it.
   void NoteSubmitted(const std::string& pod_key, const tidepool::v1::SlurmJob& job);
 
@@ -47,6 +52,7 @@ class JobTable {
 
   const absl::Time fresh_after_;
   absl::Mutex mutex_;
+  std::string job_user_ ABSL_GUARDED_BY(mutex_);
   std::map<uint32_t, tidepool::v1::SlurmJob> jobs_ ABSL_GUARDED_BY(mutex_);
   std::map<std::string, std::set<uint32_t>> by_pod_ ABSL_GUARDED_BY(mutex_);
   std::vector<tidepool::v1::SlurmJob> pending_snapshot_ ABSL_GUARDED_BY(mutex_);

@@ -64,6 +64,9 @@ void JobWatch::Loop() {
 }
 
 std::string JobWatch::WatchOnce() {
+  absl::StatusOr<std::string> job_user = syncer_.JobUser();
+  if (!job_user.ok()) return std::string(job_user.status().message());
+  table_.SetJobUser(*std::move(job_user));
   std::unique_ptr<JobWatchStream> stream = syncer_.Watch();
   if (stream == nullptr) return "no watch stream";
   {

@@ -54,6 +54,19 @@ absl::Status GrpcSyncerJobs::Cancel(uint32_t job_id) {
                                 absl::StrCat("CancelJob ", job_id));
 }
 
+absl::StatusOr<std::string> GrpcSyncerJobs::JobUser() {
+  tidepool::v1::PingResponse response;
+  const grpc::Status status =
+      stub_->Ping(CallContext().get(), tidepool::v1::PingRequest(), &response);
+  if (!status.ok()) return common::FromGrpcStatus(status, "slurm-syncer Ping");
+  if (response.client_user().empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "slurm-syncer does not report the Slurm user its jobs belong to (", response.endpoint(),
+        "): without it a job of anyone could pass for a placeholder job"));
+  }
+  return response.client_user();
+}
+
 std::unique_ptr<JobWatchStream> GrpcSyncerJobs::Watch() {
   return std::make_unique<GrpcJobWatchStream>(*stub_);
 }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -29,6 +30,8 @@ class SyncerJobs {
   virtual absl::StatusOr<uint32_t> Submit(const tidepool::v1::JobSpec& spec) = 0;
   virtual absl::Status Cancel(uint32_t job_id) = 0;
   virtual std::unique_ptr<JobWatchStream> Watch() = 0;
+  // The Slurm user the syncer's jobs belong to (its Ping's client_user).
+  virtual absl::StatusOr<std::string> JobUser() = 0;
 };
 
 class GrpcSyncerJobs : public SyncerJobs {
@@ -37,6 +40,7 @@ class GrpcSyncerJobs : public SyncerJobs {
   absl::StatusOr<uint32_t> Submit(const tidepool::v1::JobSpec& spec) override;
   absl::Status Cancel(uint32_t job_id) override;
   std::unique_ptr<JobWatchStream> Watch() override;
+  absl::StatusOr<std::string> JobUser() override;
 
  private:
   std::unique_ptr<grpc::ClientContext> CallContext() const;

@@ -43,6 +43,11 @@ std::string SlurmGateway::Describe() {
                       " (not connected)");
 }
 
+absl::StatusOr<std::string> SlurmGateway::SlurmUser() {
+  if (options_.auth != nullptr) return options_.auth->SlurmUser();
+  return slurm::rest::NewNoAuthenticator()->SlurmUser();
+}
+
 std::string SlurmGateway::version() {
   absl::MutexLock lock(&mutex_);
   return client_ != nullptr ? client_->version() : "";

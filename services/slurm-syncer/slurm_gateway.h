@@ -40,6 +40,9 @@ class SlurmGateway {
   // "slurmrestd http://127.0.0.1:6820 v0.0.45", or where it will connect to.
   std::string Describe();
   std::string version();
+  // The Slurm user its requests act as (Authenticator::SlurmUser; this process's user
+  // without credentials).
+  absl::StatusOr<std::string> SlurmUser();
 
   absl::StatusOr<std::vector<slurm::rest::PingResult>> Ping();
   absl::StatusOr<slurm::rest::NodeList> GetNodes();

@@ -94,6 +94,9 @@ grpc::Status SyncerService::Ping(grpc::ServerContext*, const v1::PingRequest*,
   }
   response->set_rest_version(slurm_.version());
   response->set_endpoint(slurm_.Describe());
+  absl::StatusOr<std::string> user = slurm_.SlurmUser();
+  if (!user.ok()) return ToGrpcStatus(user.status());
+  response->set_client_user(*std::move(user));
   return grpc::Status::OK;
 }
 

@@ -2,7 +2,9 @@
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <pwd.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -10,7 +12,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "rapidjson/document.h"
 #include "slurm/rest/read_file.h"
 
 namespace tidepool::slurm::rest {
@@ -72,6 +77,7 @@ class JwtAuthenticator final : public Authenticator {
   std::string Describe() const override {
     return absl::StrCat("jwt key ", source_->Describe(), " user=", options_.user);
   }
+  absl::StatusOr<std::string> SlurmUser() override { return options_.user; }
 
  private:
   const std::shared_ptr<JwtKeySource> source_;
@@ -107,6 +113,17 @@ class TokenFileAuthenticator final : public Authenticator {
   }
 
   std::string Describe() const override { return absl::StrCat("token file ", path_); }
+  absl::StatusOr<std::string> SlurmUser() override {
+    if (absl::StatusOr<std::vector<Header>> headers = Headers(); !headers.ok()) {
+      return headers.status();
+    }
+    absl::MutexLock lock(&mutex_);
+    absl::StatusOr<std::string> user = JwtSlurmUser(token_);
+    if (!user.ok()) {
+      return absl::NotFoundError(absl::StrCat("token file ", path_, ": ", user.status().message()));
+    }
+    return user;
+  }
 
  private:
   struct Identity {
@@ -126,6 +143,17 @@ class NoAuthenticator final : public Authenticator {
  public:
   absl::StatusOr<std::vector<Header>> Headers() override { return std::vector<Header>{}; }
   std::string Describe() const override { return "none (rest_auth/local)"; }
+  absl::StatusOr<std::string> SlurmUser() override {
+    // rest_auth/local takes the UNIX socket peer's uid.
+    const uid_t uid = geteuid();
+    std::vector<char> buffer(16384);
+    passwd entry;
+    passwd* found = nullptr;
+    if (getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) != 0 || found == nullptr) {
+      return absl::NotFoundError(absl::StrCat("uid ", uid, " has no user name"));
+    }
+    return std::string(found->pw_name);
+  }
 };
 
 }  // namespace
@@ -155,6 +183,24 @@ std::string Base64UrlEncode(absl::string_view data) {
     out.push_back(kAlphabet[(v >> 6) & 63]);
   }
   return out;
+}
+
+absl::StatusOr<std::string> JwtSlurmUser(absl::string_view token) {
+  const std::vector<absl::string_view> parts = absl::StrSplit(token, '.');
+  std::string claims;
+  if (parts.size() != 3 || !absl::WebSafeBase64Unescape(parts[1], &claims)) {
+    return absl::InvalidArgumentError("not a JWT (header.claims.signature)");
+  }
+  rapidjson::Document doc;
+  doc.Parse(claims.data(), claims.size());
+  if (doc.HasParseError() || !doc.IsObject()) {
+    return absl::InvalidArgumentError("the JWT's claims are not a JSON object");
+  }
+  auto sun = doc.FindMember("sun");
+  if (sun == doc.MemberEnd() || !sun->value.IsString() || sun->value.GetStringLength() == 0) {
+    return absl::InvalidArgumentError("the JWT names no user (claim sun)");
+  }
+  return std::string(sun->value.GetString(), sun->value.GetStringLength());
 }
 
 std::string MintJwt(absl::string_view key, absl::string_view user, absl::Time issued_at,

@@ -32,7 +32,15 @@ class Authenticator {
   virtual void Rejected() {}
   // "jwt key /run/…/jwt.key user=root", "token file …", "none" (never the token).
   virtual std::string Describe() const = 0;
+  // The Slurm user the requests act as, so the owner of every job they submit: the
+  // minted tokens' `sun`, the token file's `sun` claim, or this process's user for
+  // rest_auth/local. NotFound when it cannot be told (a token file that is no JWT).
+  virtual absl::StatusOr<std::string> SlurmUser() = 0;
 };
+
+// The `sun` claim of a JWT, read without checking its signature (the caller's own
+// credential): InvalidArgument when `token` is no JWT with a string `sun`.
+absl::StatusOr<std::string> JwtSlurmUser(absl::string_view token);
 
 // An HS256 JWT: header {"alg":"HS256","typ":"JWT"}, claims {"exp","iat","sun"}, signed
 // with `key` (the raw key file contents) as the HMAC secret.

@@ -60,7 +60,9 @@ class Syncer {
         binary, {"--listen_address=127.0.0.1", absl::StrCat("--grpc_port=", grpc_port),
                  absl::StrCat("--http_port=", http_port), "--job_poll_interval=500ms",
                  "--slurm_rest_url=" + env.rest_url, "--slurm_jwt_key_file=" + env.jwt_key_file,
-                 "--slurm_jwt_user=" + env.token_user, "--sync_kubernetes=false"});
+                 // SlurmUser, as deployed: placeholder jobs are this user's, and the
+                 // test's own sbatch (root) makes jobs of someone else.
+                 "--slurm_jwt_user=slurm", "--sync_kubernetes=false"});
     RequireOk(process.status());
     process_.emplace(*std::move(process));
     stub_ = SlurmSyncer::NewStub(grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()));
@@ -414,6 +416,44 @@ TEST_CASE("pods become Slurm jobs, are bound where Slurm runs them and torn down
     const bool cancelled = WaitUntil([&] { return FirstState(syncer.Job(id)) == "CANCELLED"; });
     INFO(again.Output());
     CHECK(cancelled);
+  }
+
+  SECTION("another user's job named and commented like a placeholder job is left alone") {
+    uids.push_back(CreatePod(ns, "real"));
+    const uint32_t real = WaitBound(ns, "real", scheduler);
+    CHECK(syncer.Job(real)->user() == "slurm");
+    // One for a pod that does not exist (the reaper's case), one for the pod above (where
+    // it would be bound).
+    std::vector<uint32_t> fakes;
+    for (const auto& [name, comment] : std::vector<std::pair<std::string, std::string>>{
+             {"tidepool-pod-00000000-0000-0000-0000-000000000000", "pod " + ns.name() + "/gone"},
+             {"tidepool-pod-" + uids.back(), "pod " + ns.name() + "/real"}}) {
+      auto sbatch =
+          tidepool::testing::SlurmExec(*slurm, {"sbatch", "--parsable", "-J", name, "--comment",
+                                                comment, "-t", "5", "--wrap", "sleep 300"});
+      REQUIRE(sbatch.ok());
+      INFO(sbatch->output);
+      REQUIRE(sbatch->exit_code == 0);
+      uint32_t id = 0;
+      REQUIRE(absl::SimpleAtoi(absl::StripAsciiWhitespace(sbatch->output), &id));
+      fakes.push_back(id);
+    }
+    absl::Cleanup cancel_fakes = [&] {
+      for (uint32_t id : fakes)
+        (void)tidepool::testing::SlurmExec(*slurm, {"scancel", absl::StrCat(id)});
+    };
+    // The scheduler sees them within a poll (500 ms); give it time to do the wrong thing.
+    absl::SleepFor(absl::Seconds(4));
+    INFO(scheduler.Output());
+    for (uint32_t id : fakes) {
+      std::optional<tidepool::v1::SlurmJob> job = syncer.Job(id);
+      REQUIRE(job.has_value());
+      CHECK(job->user() == "root");
+      CHECK(FirstState(job) != "CANCELLED");
+    }
+    CHECK(JobIdOf(*ns.Pod("real")) == real);
+    CHECK(FirstState(syncer.Job(real)) == "RUNNING");
+    CHECK(absl::StrContains(scheduler.Metrics(), "tidepool_pod_scheduler_jobs_cancelled_total 0"));
   }
 
   SECTION("a scheduler killed just after submitting and started again makes no second job") {

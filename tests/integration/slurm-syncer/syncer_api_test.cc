@@ -186,6 +186,7 @@ TEST_CASE("the syncer reports Slurm's nodes, pings, and watches a scontrol drain
   REQUIRE(ping.controllers_size() >= 1);
   CHECK(ping.controllers(0).responding());
   CHECK(ping.rest_version() == env.RestVersion().value());
+  CHECK(ping.client_user() == env.token_user);  // the user its JWTs name
 
   v1::GetNodesResponse nodes;
   REQUIRE(syncer.stub().GetNodes(Deadline().get(), {}, &nodes).ok());

@@ -10,10 +10,13 @@ using tidepool::v1::SlurmJob;
 using tidepool::v1::WatchJobsResponse;
 
 const absl::Time kStart = absl::FromUnixSeconds(1000);
+constexpr char kJobUser[] = "slurm";
 
-SlurmJob Job(uint32_t id, const std::string& name, const std::string& comment) {
+SlurmJob Job(uint32_t id, const std::string& name, const std::string& comment,
+             const std::string& user = kJobUser) {
   SlurmJob job;
   job.set_job_id(id);
+  job.set_user(user);
   job.set_name(name);
   job.set_comment(comment);
   job.add_states("PENDING");
@@ -37,6 +40,7 @@ WatchJobsResponse Message(WatchJobsResponse::Kind kind, std::vector<SlurmJob> jo
 
 TEST_CASE("placeholder jobs are found by pod key; other jobs are ignored") {
   JobTable table(kStart);
+  table.SetJobUser(kJobUser);
   std::set<std::string> changed =
       table.Apply(Message(WatchJobsResponse::SNAPSHOT,
                           {Job(1, "tidepool-pod-u1", "pod ml/a"), Job(2, "batch", "pod ml/a"),
@@ -49,8 +53,39 @@ TEST_CASE("placeholder jobs are found by pod key; other jobs are ignored") {
   CHECK(table.fresh());
 }
 
+TEST_CASE("a job of another user is no placeholder job, whatever its name and comment") {
+  JobTable table(kStart);
+  table.SetJobUser(kJobUser);
+  table.Apply(Message(
+      WatchJobsResponse::SNAPSHOT,
+      {Job(1, "tidepool-pod-u1", "pod ml/a"), Job(2, "tidepool-pod-u1", "pod ml/a", "mallory"),
+       Job(3, "tidepool-pod-u9", "pod ml/gone", "mallory")},
+      kStart + absl::Seconds(1)));
+  REQUIRE(table.JobsOf("ml/a").size() == 1);
+  CHECK(table.JobsOf("ml/a")[0].job_id() == 1);
+  CHECK(table.JobsOf("ml/gone").empty());
+  CHECK(table.PodKeys() == std::vector<std::string>{"ml/a"});
+  // Nor does a change make one of it.
+  CHECK(table
+            .Apply(Message(WatchJobsResponse::CHANGES,
+                           {Job(4, "tidepool-group-f00d", "group ml/train", "mallory")},
+                           kStart + absl::Seconds(2)))
+            .empty());
+  CHECK(table.PodKeys() == std::vector<std::string>{"ml/a"});
+
+  // The syncer runs as another user now: the old user's jobs stop counting with the next
+  // snapshot.
+  table.SetJobUser("mallory");
+  table.Apply(Message(
+      WatchJobsResponse::SNAPSHOT,
+      {Job(1, "tidepool-pod-u1", "pod ml/a"), Job(3, "tidepool-pod-u9", "pod ml/gone", "mallory")},
+      kStart + absl::Seconds(3)));
+  CHECK(table.PodKeys() == std::vector<std::string>{"ml/gone"});
+}
+
 TEST_CASE("a snapshot read before the start is not fresh; a split snapshot applies when complete") {
   JobTable table(kStart);
+  table.SetJobUser(kJobUser);
   table.Apply(Message(WatchJobsResponse::SNAPSHOT, {Job(1, "tidepool-pod-u1", "pod ml/a")},
                       kStart - absl::Seconds(1), /*complete=*/false));
   CHECK(table.JobsOf("ml/a").empty());
@@ -66,6 +101,7 @@ TEST_CASE("a snapshot read before the start is not fresh; a split snapshot appli
 
 TEST_CASE("changes update and delete; Slurm unavailable makes the view not fresh") {
   JobTable table(kStart);
+  table.SetJobUser(kJobUser);
   table.Apply(Message(WatchJobsResponse::SNAPSHOT, {}, kStart));
   SlurmJob running = Job(1, "tidepool-pod-u1", "pod ml/a");
   running.set_states(0, "RUNNING");
@@ -80,6 +116,7 @@ TEST_CASE("changes update and delete; Slurm unavailable makes the view not fresh
 
 TEST_CASE("a job submitted here survives a snapshot that predates it") {
   JobTable table(kStart);
+  table.SetJobUser(kJobUser);
   table.Apply(Message(WatchJobsResponse::SNAPSHOT, {}, kStart));
   table.NoteSubmitted("ml/a", Job(4, "tidepool-pod-u1", "pod ml/a"));
   table.StreamEnded();

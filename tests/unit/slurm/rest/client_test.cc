@@ -177,6 +177,7 @@ class CountingAuthenticator : public Authenticator {
   absl::StatusOr<std::vector<Header>> Headers() override { return std::vector<Header>{}; }
   void Rejected() override { ++rejections; }
   std::string Describe() const override { return "counting"; }
+  absl::StatusOr<std::string> SlurmUser() override { return "counting"; }
   int rejections = 0;
 };
 

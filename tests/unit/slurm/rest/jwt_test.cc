@@ -190,5 +190,40 @@ TEST_CASE("no authenticator sends no headers") {
   CHECK(none->Headers()->empty());
 }
 
+TEST_CASE("each authenticator says which Slurm user its requests act as") {
+  // Minted tokens: the configured user.
+  std::unique_ptr<Authenticator> minted =
+      NewJwtAuthenticatorFromKey("key", {.user = "slurm", .clock = nullptr});
+  CHECK(minted->SlurmUser().value_or("?") == "slurm");
+  // A token: its sun claim, whatever signed it.
+  const std::string token = MintJwt("other key", "alice", kStart, absl::Minutes(5));
+  CHECK(JwtSlurmUser(token).value_or("?") == "alice");
+  char dir_template[] = "/tmp/tidepool-rest-token-XXXXXX";
+  REQUIRE(mkdtemp(dir_template) != nullptr);
+  const std::string path = absl::StrCat(dir_template, "/token");
+  std::ofstream(path) << token << "\n";
+  std::unique_ptr<Authenticator> file = NewTokenFileAuthenticator(path);
+  CHECK(file->SlurmUser().value_or("?") == "alice");
+  std::ofstream(path, std::ios::trunc) << "opaque-token";
+  CHECK(absl::IsNotFound(file->SlurmUser().status()));
+  std::remove(path.c_str());
+  rmdir(dir_template);
+  // rest_auth/local: this process's user.
+  absl::StatusOr<std::string> local = NewNoAuthenticator()->SlurmUser();
+  REQUIRE(local.ok());
+  if (geteuid() == 0) CHECK(*local == "root");
+}
+
+TEST_CASE("a token that is no JWT names no user") {
+  const std::string claims_without_user = Base64UrlEncode(R"({"exp":1,"iat":0})");
+  for (const std::string& bad : {std::string(""), std::string("a.b"), std::string("a.!!!.c"),
+                                 absl::StrCat("h.", Base64UrlEncode("[1]"), ".s"),
+                                 absl::StrCat("h.", claims_without_user, ".s"),
+                                 absl::StrCat("h.", Base64UrlEncode(R"({"sun":7})"), ".s")}) {
+    INFO(bad);
+    CHECK(absl::IsInvalidArgument(JwtSlurmUser(bad).status()));
+  }
+}
+
 }  // namespace
 }  // namespace tidepool::slurm::rest
