@@ -8,6 +8,16 @@
 #include "common/metrics.h"
 
 namespace tidepool::syncer {
+namespace {
+
+constexpr absl::Duration kFollowFor = absl::Seconds(5);
+constexpr absl::Duration kFollowInterval = absl::Milliseconds(250);
+
+bool Pending(const slurm::rest::Job& job) {
+  return !job.state.empty() && job.state.front() == "PENDING";
+}
+
+}  // namespace
 
 JobPoller::JobPoller(SlurmGateway& slurm, JobFeed& feed, absl::Duration interval,
                      prometheus::Registry& registry)
@@ -29,9 +39,31 @@ void JobPoller::Wake() {
   if (worker_ != nullptr) worker_->Wake();
 }
 
+void JobPoller::FollowSubmitted(slurm::rest::JobId id) {
+  {
+    absl::MutexLock lock(&mutex_);
+    followed_[id] = absl::Now() + kFollowFor;
+  }
+  Wake();
+}
+
+void JobPoller::ForgetStarted(const std::vector<slurm::rest::Job>& jobs) {
+  absl::MutexLock lock(&mutex_);
+  if (followed_.empty()) return;
+  const absl::Time now = absl::Now();
+  for (const slurm::rest::Job& job : jobs) {
+    auto it = followed_.find(job.id);
+    if (it != followed_.end() && !Pending(job)) followed_.erase(it);
+  }
+  std::erase_if(followed_, [&](const auto& entry) { return entry.second <= now; });
+  if (!followed_.empty() && worker_ != nullptr) worker_->WakeWithin(kFollowInterval);
+}
+
 void JobPoller::PollOnce() {
   if (feed_.subscriber_count() == 0) {
     if (feed_.synced()) feed_.Reset();
+    absl::MutexLock lock(&mutex_);
+    followed_.clear();
     return;
   }
   const absl::Time started = absl::Now();
@@ -44,6 +76,7 @@ void JobPoller::PollOnce() {
     feed_.MarkUnavailable(std::string(jobs.status().message()), started);
     return;
   }
+  ForgetStarted(jobs->jobs);
   const bool changed = !feed_.Apply(std::move(jobs->jobs), started).empty();
   polls_.Add({{"result", changed ? "changed" : "unchanged"}}).Increment();
 }

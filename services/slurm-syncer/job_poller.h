@@ -2,12 +2,17 @@
 
 // Reads Slurm's jobs for WatchJobs: a full list every interval, but only while someone
 // watches (a busy cluster's job list is large); the view is dropped when the last
-// watcher leaves, so the next one starts from a fresh snapshot.
+// watcher leaves, so the next one starts from a fresh snapshot. A job submitted here is
+// followed closely: while it is pending (Slurm starts jobs in its next scheduling pass,
+// not in the submit call), polls come every 250 ms for up to 5 s, so a watcher learns of
+// its start without waiting out the interval.
 //
 //   tidepool_slurm_syncer_job_polls_total{result="changed|unchanged|error"}
 
+#include <map>
 #include <memory>
 
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/periodic_worker.h"
 #include "feed.h"
@@ -29,6 +34,8 @@ class JobPoller {
   void Stop();
   // Polls now (a watcher arrived and waits for its snapshot).
   void Wake();
+  // Polls now, and often while `id` is pending.
+  void FollowSubmitted(slurm::rest::JobId id);
   void PollOnce();
 
  private:
@@ -36,6 +43,10 @@ class JobPoller {
   JobFeed& feed_;
   const absl::Duration interval_;
   prometheus::Family<prometheus::Counter>& polls_;
+  // Submitted here and last seen pending (or not yet seen): when to stop following.
+  void ForgetStarted(const std::vector<slurm::rest::Job>& jobs);
+  absl::Mutex mutex_;
+  std::map<slurm::rest::JobId, absl::Time> followed_ ABSL_GUARDED_BY(mutex_);
   std::unique_ptr<common::PeriodicWorker> worker_;
 };
 

@@ -148,7 +148,7 @@ grpc::Status SyncerService::SubmitJob(grpc::ServerContext*, const v1::SubmitJobR
                                     {"partition", job->partition}});
   response->set_job_id(submitted->job_id);
   for (const std::string& warning : submitted->warnings) response->add_warnings(warning);
-  job_poller_.Wake();
+  job_poller_.FollowSubmitted(submitted->job_id);
   return grpc::Status::OK;
 }
 
@@ -156,7 +156,14 @@ grpc::Status SyncerService::CancelJob(grpc::ServerContext*, const v1::CancelJobR
                                       v1::CancelJobResponse*) {
   if (request->job_id() == 0) return InvalidArgument("job_id: required");
   if (absl::Status s = slurm_.CancelJob(request->job_id(), request->signal()); !s.ok()) {
-    return ToGrpcStatus(s);
+    // Cancelling a job that already ends has what was asked for: a caller that cancels
+    // again after a race (its pod went as the job ended) is not failed for it.
+    const bool already_ending =
+        request->signal().empty() &&
+        slurm::rest::SlurmErrorNumber(s) == slurm::rest::kSlurmErrorAlreadyDone;
+    if (!already_ending) return ToGrpcStatus(s);
+    common::LogInfo("job_already_ending", {{"job_id", static_cast<int64_t>(request->job_id())}});
+    return grpc::Status::OK;
   }
   common::LogInfo("job_cancelled", {{"job_id", static_cast<int64_t>(request->job_id())},
                                     {"signal", request->signal()}});

@@ -40,7 +40,14 @@ std::string ResearchClusterManifest(const ResearchClusterParts& parts) {
   if (parts.pod_scheduler) {
     absl::StrAppend(&components, "  podScheduler: {enabled: true, schedulerName: tidepool}\n");
   }
-  if (parts.compute) {
+  std::string slurm_config = "ProctrackType: proctrack/linuxproc, TaskPlugin: task/none";
+  if (parts.compute && parts.preemption) {
+    absl::StrAppend(&components, R"(  partitions:
+  - {name: batch, nodeSets: [cpu], default: true, config: {PriorityTier: "1", PreemptMode: REQUEUE}}
+  - {name: urgent, nodeSets: [cpu], config: {PriorityTier: "10", PreemptMode: "OFF"}}
+)");
+    absl::StrAppend(&slurm_config, ", PreemptType: preempt/partition_prio, PreemptMode: REQUEUE");
+  } else if (parts.compute) {
     absl::StrAppend(&components, "  partitions: [{name: batch, nodeSets: [cpu], default: true}]\n");
   }
   std::string manifest = absl::StrCat(
@@ -56,8 +63,8 @@ spec:
 )",
       components,
       R"(  # The test nodes have cgroup v1, which these Slurm versions' cgroup plugins no longer use.
-  slurmConfig: {ProctrackType: proctrack/linuxproc, TaskPlugin: task/none}
-)");
+  slurmConfig: {)",
+      slurm_config, "}\n");
   if (parts.compute) {
     absl::StrAppend(&manifest, R"(---
 apiVersion: tidepool.dev/v1alpha1

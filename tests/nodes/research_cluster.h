@@ -20,6 +20,9 @@ struct ResearchClusterParts {
   std::string epilog_config_map;
   std::map<std::string, std::string> annotations;  // the SlurmCluster's
   bool pod_scheduler = false;  // spec.podScheduler with the scheduler name "tidepool"
+  // Partition-priority preemption: "batch" (PriorityTier 1, its jobs requeued when
+  // preempted) and "urgent" (PriorityTier 10, never preempted) over the same nodes.
+  bool preemption = false;
 };
 
 std::string ResearchClusterManifest(const ResearchClusterParts& parts);

@@ -49,4 +49,7 @@ absl::Status WithCode(const absl::Status& status, absl::StatusCode code);
 // The Slurm error number carried by a status from SlurmErrorStatus.
 std::optional<int64_t> SlurmErrorNumber(const absl::Status& status);
 
+// ESLURM_ALREADY_DONE: "Job/step already completing or completed".
+inline constexpr int64_t kSlurmErrorAlreadyDone = 2021;
+
 }  // namespace tidepool::slurm::rest

@@ -405,6 +405,14 @@ TEST_CASE("jobs are submitted, watched to the end, read and cancelled through th
   v1::CancelJobResponse cancelled;
   REQUIRE(syncer.stub().CancelJob(Deadline().get(), cancel, &cancelled).ok());
   REQUIRE(one.WaitFor(JobIn(slow, "CANCELLED"), 0, absl::Seconds(60)).has_value());
+  // Cancelling it again is no error (Slurm's "already completing or completed"); a
+  // signal to it is.
+  grpc::Status again = syncer.stub().CancelJob(Deadline().get(), cancel, &cancelled);
+  INFO(again.error_message());
+  CHECK(again.ok());
+  v1::CancelJobRequest signal = cancel;
+  signal.set_signal("TERM");
+  CHECK_FALSE(syncer.stub().CancelJob(Deadline().get(), signal, &cancelled).ok());
   // The filtered watch carried nothing but the job it asked for.
   CHECK_FALSE(one.WaitFor(JobIn(quick, "COMPLETED"), 0, absl::ZeroDuration()).has_value());
 

@@ -1,0 +1,166 @@
+// Pods through the running pod-scheduler (tools/bench/pod-scheduler-bench starts the
+// system): creates `pods` pods for `scheduler` in `namespace` from `threads` threads as
+// fast as the API server takes them, watches them, and prints created → bound (the
+// moment a watch sees spec.nodeName) p50/p90/p99/max and the sustained rate of binds.
+// Deletes the pods at the end. Prints numbers; not run by ctest.
+//
+//   KUBECONFIG=… pod_scheduler_bench namespace scheduler [pods=500] [threads=4]
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "k8s/client.h"
+#include "k8s/config.h"
+#include "k8s/object_json.h"
+#include "k8s/watch.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using tidepool::k8s::Client;
+using tidepool::k8s::Pods;
+
+struct Timeline {
+  absl::Mutex mutex;
+  std::map<std::string, Clock::time_point> created ABSL_GUARDED_BY(mutex);
+  std::map<std::string, Clock::time_point> bound ABSL_GUARDED_BY(mutex);
+};
+
+std::string PodName(int i) { return absl::StrCat("bench-", i); }
+
+std::string PodJson(const std::string& name, const std::string& scheduler) {
+  return absl::StrCat(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")", name,
+                      R"(","annotations":{"tidepool.dev/time-limit":"30"}},)",
+                      R"("spec":{"schedulerName":")", scheduler,
+                      R"(","terminationGracePeriodSeconds":0,)",
+                      R"("containers":[{"name":"work","image":"example.invalid/work",)",
+                      R"("resources":{"requests":{"cpu":"1","memory":"64Mi"}}}]}})");
+}
+
+std::string NodeNameOf(const std::string& pod_json) {
+  absl::StatusOr<rapidjson::Document> pod = tidepool::k8s::ParseJsonObject(pod_json, "pod");
+  if (!pod.ok()) return "";
+  const rapidjson::Value* spec = tidepool::k8s::FindMember(*pod, "spec");
+  return spec == nullptr ? "" : tidepool::k8s::StringMember(*spec, "nodeName");
+}
+
+double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+double Percentile(std::vector<double> sorted, double p) {
+  if (sorted.empty()) return 0;
+  const size_t at = static_cast<size_t>(p * static_cast<double>(sorted.size() - 1) + 0.5);
+  return sorted[std::min(at, sorted.size() - 1)];
+}
+
+// Creates pods i ≡ t (mod threads); returns how many failed.
+int CreateShare(Client& client, const std::string& ns, const std::string& scheduler, int pods,
+                int threads, int t, Timeline& timeline) {
+  int failed = 0;
+  for (int i = t; i < pods; i += threads) {
+    const std::string name = PodName(i);
+    const Clock::time_point started = Clock::now();
+    absl::Status created = client.Create(Pods(), ns, PodJson(name, scheduler)).status();
+    if (!created.ok()) {
+      if (failed++ == 0)
+        std::fprintf(stderr, "creating %s: %s\n", name.c_str(), created.ToString().c_str());
+      continue;
+    }
+    absl::MutexLock lock(&timeline.mutex);
+    timeline.created[name] = started;
+  }
+  return failed;
+}
+
+void Report(Timeline& timeline, Clock::time_point first_create, int pods) {
+  absl::MutexLock lock(&timeline.mutex);
+  std::vector<double> latencies;
+  Clock::time_point last_bound = first_create;
+  for (const auto& [name, at] : timeline.bound) {
+    auto created = timeline.created.find(name);
+    if (created == timeline.created.end()) continue;
+    latencies.push_back(Ms(at - created->second));
+    last_bound = std::max(last_bound, at);
+  }
+  std::sort(latencies.begin(), latencies.end());
+  const double window_s = Ms(last_bound - first_create) / 1000;
+  std::printf("pods created %zu of %d, bound %zu\n", timeline.created.size(), pods,
+              latencies.size());
+  std::printf("created -> bound   p50 %.0f ms  p90 %.0f ms  p99 %.0f ms  max %.0f ms\n",
+              Percentile(latencies, 0.50), Percentile(latencies, 0.90), Percentile(latencies, 0.99),
+              latencies.empty() ? 0.0 : latencies.back());
+  std::printf("sustained          %.1f pods/s bound (first create -> last bind %.2f s)\n",
+              window_s > 0 ? static_cast<double>(latencies.size()) / window_s : 0.0, window_s);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: pod_scheduler_bench namespace scheduler [pods] [threads]\n");
+    return 2;
+  }
+  const std::string ns = argv[1];
+  const std::string scheduler = argv[2];
+  const int pods = argc > 3 ? std::atoi(argv[3]) : 500;
+  const int threads = argc > 4 ? std::atoi(argv[4]) : 4;
+  if (pods <= 0 || threads <= 0) {
+    std::fprintf(stderr, "pods and threads must be positive\n");
+    return 2;
+  }
+  absl::StatusOr<tidepool::k8s::ClientConfig> config = tidepool::k8s::DefaultConfig();
+  if (!config.ok()) {
+    std::fprintf(stderr, "%s\n", config.status().ToString().c_str());
+    return 1;
+  }
+  config->qps = 0;  // the bench must not be what limits the rate
+  Client client(*config);
+
+  Timeline timeline;
+  std::atomic<bool> synced{false};
+  tidepool::k8s::BackgroundWatch watch(
+      client, Pods(), ns, {.keep_object_json = false}, [&](const tidepool::k8s::WatchEvent& event) {
+        if (event.type == tidepool::k8s::WatchEventType::kSynced) synced = true;
+        if (event.type != tidepool::k8s::WatchEventType::kAdded &&
+            event.type != tidepool::k8s::WatchEventType::kModified) {
+          return;
+        }
+        if (NodeNameOf(event.object_json).empty()) return;
+        const Clock::time_point now = Clock::now();
+        absl::MutexLock lock(&timeline.mutex);
+        timeline.bound.try_emplace(event.meta.name, now);
+      });
+  while (!synced) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+
+  const Clock::time_point first_create = Clock::now();
+  std::atomic<int> failed{0};
+  std::vector<std::thread> creators;
+  for (int t = 0; t < threads; ++t) {
+    creators.emplace_back(
+        [&, t] { failed += CreateShare(client, ns, scheduler, pods, threads, t, timeline); });
+  }
+  for (std::thread& creator : creators) creator.join();
+  std::printf("created %d pods in %.2f s (%d failed)\n", pods - failed.load(),
+              Ms(Clock::now() - first_create) / 1000, failed.load());
+
+  const Clock::time_point deadline = Clock::now() + std::chrono::seconds(300);
+  while (Clock::now() < deadline) {
+    {
+      absl::MutexLock lock(&timeline.mutex);
+      if (timeline.bound.size() >= timeline.created.size()) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  watch.Stop();
+  Report(timeline, first_create, pods);
+
+  for (int i = 0; i < pods; ++i) (void)client.Delete(Pods(), ns, PodName(i));
+  return 0;
+}
