@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <catch2/catch_test_macros.hpp>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <list>
 #include <map>
@@ -239,10 +241,13 @@ class System {
           "--node_labels_file=" + SourceRoot() + "/manifests/samples/local/node-labels",
           "--gpu_placeholder_files=fake-nvidia", "--config_namespace=hpc", "--cleanup_nodes",
           "--resync_interval=2s"}},
+        {"pod-scheduler",
+         {kube, lease_ns, absl::StrCat("--syncer_address=127.0.0.1:", syncer),
+          "--slurm_cluster=hpc/local"}},
     };
     fixed_ports_ = {{"config-renderer", renderer}, {"slurm-syncer", syncer}};
     for (const char* name : {"config-renderer", "slurm-syncer", "nodeset-controller",
-                             "cluster-controller", "node-agent"}) {
+                             "cluster-controller", "node-agent", "pod-scheduler"}) {
       components_.push_back({.name = name, .service = name});
       Launch(components_.back());
     }
@@ -407,6 +412,59 @@ TEST_CASE("a rolling update waits for the running job and replaces the pod after
   CHECK(s.AwaitReplaced("gpu-a-01", uid));
   CHECK(Eventually([&] { return s.AllReady(); }, absl::Seconds(120)).has_value());
   CHECK(s.Json({"-n", "hpc", "get", "pod", "gpu-a-01"}, "{.metadata.labels.rollout}") == "2");
+}
+
+TEST_CASE("a GPU pod placed through Slurm gets its GPUs as GRES where its Node has them") {
+  System& s = ReadySystem();
+  auto scheduler = [&](bool enabled) {
+    s.Kubectl({"-n", "hpc", "patch", "slurmcluster", "local", "--type=merge", "-p",
+               absl::StrCat(R"({"spec":{"podScheduler":{"enabled":)", enabled ? "true" : "false",
+                            R"(,"schedulerName":"tidepool"}}})")});
+  };
+  scheduler(true);
+  const std::string manifest = absl::StrCat("/tmp/tidepool-e2e-gpu-pod-", getpid(), ".yaml");
+  {
+    std::ofstream out(manifest);
+    out << R"(apiVersion: v1
+kind: Pod
+metadata: {name: gpu-work, namespace: hpc, annotations: {tidepool.dev/time-limit: "10"}}
+spec:
+  schedulerName: tidepool
+  containers:
+  - name: work
+    image: example.invalid/work
+    resources: {limits: {nvidia.com/gpu: "2", cpu: "1", memory: 64Mi}}
+)";
+  }
+  s.Kubectl({"apply", "-f", manifest});
+  std::remove(manifest.c_str());
+  std::string node;
+  const bool bound = Eventually([&] {
+                       node = s.Json({"-n", "hpc", "get", "pod", "gpu-work"}, "{.spec.nodeName}");
+                       return !node.empty();
+                     }).has_value();
+  REQUIRE(bound);
+  const std::string job = s.Json({"-n", "hpc", "get", "pod", "gpu-work"},
+                                 R"({.metadata.annotations.tidepool\.dev/slurm-job-id})");
+  const std::string detail = s.Slurm({"scontrol", "show", "job", "-d", job});
+  INFO(detail);
+  CHECK(absl::StrContains(detail, "JobState=RUNNING"));
+  CHECK(absl::StrContains(detail, "TresPerNode=gres/gpu:2"));
+  CHECK(absl::StrContains(detail, "GRES=gpu"));  // the two GPU indexes it holds on the node
+  // The Node it runs on is the one of the slurmd pod of the job's Slurm node.
+  const std::string slurm_node(
+      absl::StripAsciiWhitespace(s.Slurm({"squeue", "-h", "-j", job, "-o", "%N"})));
+  CHECK(s.Json({"-n", "hpc", "get", "pod", slurm_node}, "{.spec.nodeName}") == node);
+  CHECK(s.Json({"get", "node", node}, R"({.status.allocatable.nvidia\.com/gpu})") == "8");
+
+  s.Kubectl({"-n", "hpc", "delete", "pod", "gpu-work", "--wait=false"});
+  CHECK(Eventually([&] {
+          absl::StatusOr<CommandResult> r =
+              SlurmExec(s.slurm(), {"squeue", "-h", "-j", job, "-o", "%T"});
+          return r.ok() && !absl::StrContains(r->output, "RUNNING");
+        }).has_value());
+  scheduler(false);
+  CHECK(Eventually([&] { return s.AllReady(); }, absl::Seconds(120)).has_value());
 }
 
 TEST_CASE("a killed controller restarted converges with no duplicate pods") {

@@ -1,10 +1,11 @@
 // Pods through the running pod-scheduler (tools/bench/pod-scheduler-bench starts the
-// system): creates `pods` pods for `scheduler` in `namespace` from `threads` threads as
-// fast as the API server takes them, watches them, and prints created → bound (the
-// moment a watch sees spec.nodeName) p50/p90/p99/max and the sustained rate of binds.
-// Deletes the pods at the end. Prints numbers; not run by ctest.
+// system): creates `pods` pods for `scheduler` in `namespace` from `threads` threads,
+// `rate` pods per second in all (0: as fast as the API server takes them), watches them,
+// and prints created → bound (the moment a watch sees spec.nodeName) p50/p90/p99/max and
+// the sustained rate of binds. Deletes the pods at the end. Prints numbers; not run by
+// ctest.
 //
-//   KUBECONFIG=… pod_scheduler_bench namespace scheduler [pods=500] [threads=4]
+//   KUBECONFIG=… pod_scheduler_bench namespace scheduler [pods=500] [threads=4] [rate=0]
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -60,12 +61,17 @@ double Percentile(std::vector<double> sorted, double p) {
   return sorted[std::min(at, sorted.size() - 1)];
 }
 
-// Creates pods i ≡ t (mod threads); returns how many failed.
+// Creates pods i ≡ t (mod threads), pod i not before `start + i / rate`; returns how
+// many failed.
 int CreateShare(Client& client, const std::string& ns, const std::string& scheduler, int pods,
-                int threads, int t, Timeline& timeline) {
+                int threads, int t, double rate, Clock::time_point start, Timeline& timeline) {
   int failed = 0;
   for (int i = t; i < pods; i += threads) {
     const std::string name = PodName(i);
+    if (rate > 0) {
+      std::this_thread::sleep_until(start + std::chrono::duration_cast<Clock::duration>(
+                                                std::chrono::duration<double>(i / rate)));
+    }
     const Clock::time_point started = Clock::now();
     absl::Status created = client.Create(Pods(), ns, PodJson(name, scheduler)).status();
     if (!created.ok()) {
@@ -104,15 +110,17 @@ void Report(Timeline& timeline, Clock::time_point first_create, int pods) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: pod_scheduler_bench namespace scheduler [pods] [threads]\n");
+    std::fprintf(stderr,
+                 "usage: pod_scheduler_bench namespace scheduler [pods] [threads] [rate]\n");
     return 2;
   }
   const std::string ns = argv[1];
   const std::string scheduler = argv[2];
   const int pods = argc > 3 ? std::atoi(argv[3]) : 500;
   const int threads = argc > 4 ? std::atoi(argv[4]) : 4;
-  if (pods <= 0 || threads <= 0) {
-    std::fprintf(stderr, "pods and threads must be positive\n");
+  const double rate = argc > 5 ? std::atof(argv[5]) : 0;
+  if (pods <= 0 || threads <= 0 || rate < 0) {
+    std::fprintf(stderr, "pods and threads must be positive, rate not negative\n");
     return 2;
   }
   absl::StatusOr<tidepool::k8s::ClientConfig> config = tidepool::k8s::DefaultConfig();
@@ -143,8 +151,9 @@ int main(int argc, char** argv) {
   std::atomic<int> failed{0};
   std::vector<std::thread> creators;
   for (int t = 0; t < threads; ++t) {
-    creators.emplace_back(
-        [&, t] { failed += CreateShare(client, ns, scheduler, pods, threads, t, timeline); });
+    creators.emplace_back([&, t] {
+      failed += CreateShare(client, ns, scheduler, pods, threads, t, rate, first_create, timeline);
+    });
   }
   for (std::thread& creator : creators) creator.join();
   std::printf("created %d pods in %.2f s (%d failed)\n", pods - failed.load(),
