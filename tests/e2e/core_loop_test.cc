@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -414,7 +415,7 @@ TEST_CASE("a rolling update waits for the running job and replaces the pod after
   CHECK(s.Json({"-n", "hpc", "get", "pod", "gpu-a-01"}, "{.metadata.labels.rollout}") == "2");
 }
 
-TEST_CASE("a GPU pod placed through Slurm gets its GPUs as GRES where its Node has them") {
+TEST_CASE("pods placed through Slurm: a GPU pod gets GRES, a gang of 4 one job on 4 Nodes") {
   System& s = ReadySystem();
   auto scheduler = [&](bool enabled) {
     s.Kubectl({"-n", "hpc", "patch", "slurmcluster", "local", "--type=merge", "-p",
@@ -458,11 +459,51 @@ spec:
   CHECK(s.Json({"get", "node", node}, R"({.status.allocatable.nvidia\.com/gpu})") == "8");
 
   s.Kubectl({"-n", "hpc", "delete", "pod", "gpu-work", "--wait=false"});
-  CHECK(Eventually([&] {
-          absl::StatusOr<CommandResult> r =
-              SlurmExec(s.slurm(), {"squeue", "-h", "-j", job, "-o", "%T"});
-          return r.ok() && !absl::StrContains(r->output, "RUNNING");
-        }).has_value());
+
+  // A gang of 4: one Slurm job of 4 nodes, its pods bound together, one per Node.
+  {
+    std::ofstream out(manifest);
+    for (int i = 0; i < 4; ++i) {
+      out << "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: gang-" << i
+          << "\n  namespace: hpc\n  annotations: {tidepool.dev/pod-group: gang, "
+             "tidepool.dev/pod-group-size: \"4\", tidepool.dev/time-limit: \"10\"}\n"
+             "spec:\n  schedulerName: tidepool\n  containers:\n  - name: work\n"
+             "    image: example.invalid/work\n"
+             "    resources: {requests: {cpu: \"1\", memory: 64Mi}}\n";
+    }
+  }
+  s.Kubectl({"apply", "-f", manifest});
+  std::remove(manifest.c_str());
+  std::set<std::string> gang_nodes;
+  std::set<std::string> gang_jobs;
+  const bool gang_bound =
+      Eventually([&] {
+        gang_nodes.clear();
+        gang_jobs.clear();
+        for (int i = 0; i < 4; ++i) {
+          const std::string pod = absl::StrCat("gang-", i);
+          const std::string at = s.Json({"-n", "hpc", "get", "pod", pod}, "{.spec.nodeName}");
+          if (at.empty()) return false;
+          gang_nodes.insert(at);
+          gang_jobs.insert(s.Json({"-n", "hpc", "get", "pod", pod},
+                                  R"({.metadata.annotations.tidepool\.dev/slurm-job-id})"));
+        }
+        return true;
+      }).has_value();
+  REQUIRE(gang_bound);
+  CHECK(gang_nodes.size() == 4);
+  REQUIRE(gang_jobs.size() == 1);
+  const std::string gang_job = *gang_jobs.begin();
+  CHECK(absl::StripAsciiWhitespace(s.Slurm({"squeue", "-h", "-j", gang_job, "-o", "%D %T"})) ==
+        "4 RUNNING");
+  s.Kubectl({"-n", "hpc", "delete", "pod", "gang-0", "gang-1", "gang-2", "gang-3", "--wait=false"});
+  for (const std::string& id : {job, gang_job}) {
+    CHECK(Eventually([&] {
+            absl::StatusOr<CommandResult> r =
+                SlurmExec(s.slurm(), {"squeue", "-h", "-j", id, "-o", "%T"});
+            return r.ok() && !absl::StrContains(r->output, "RUNNING");
+          }).has_value());
+  }
   scheduler(false);
   CHECK(Eventually([&] { return s.AllReady(); }, absl::Seconds(120)).has_value());
 }
