@@ -261,6 +261,13 @@ absl::Status CheckCredentialsSecret(absl::string_view secret_json) {
           absl::StrCat("Secret \"", name, "\" data key \"", key,
                        "\" contains a control character, which slurmdbd.conf cannot hold"));
     }
+    // Slurm's parser ends an unquoted value at a blank and reads a '"' as a quote.
+    if (value.find_first_of(" \"") != std::string::npos) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("Secret \"", name, "\" data key \"", key,
+                       "\" contains a blank or a double quote, which slurmdbd.conf cannot hold; "
+                       "choose one without"));
+    }
   }
   return absl::OkStatus();
 }

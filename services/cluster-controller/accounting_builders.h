@@ -53,8 +53,9 @@ absl::Status ValidateManagedDatabaseSpec(const v1::SlurmCluster& cluster);
 std::string AccountingCredentialsSecretBody(const v1::SlurmCluster& cluster,
                                             absl::string_view password);
 // Whether a credentials Secret holds a username and a password slurmdbd can use (no
-// control characters: they would end the line of slurmdbd.conf). FailedPrecondition names
-// the Secret and the key, never the value.
+// control characters: they would end the line of slurmdbd.conf; no blank or '"': Slurm's
+// parser would end or quote the value there). FailedPrecondition names the Secret and
+// the key, never the value.
 absl::Status CheckCredentialsSecret(absl::string_view secret_json);
 // The managed database's generated credentials Secret that already exists: usable when
 // this SlurmCluster controls it and CheckCredentialsSecret accepts it.

@@ -147,7 +147,7 @@ class NoAuthenticator final : public Authenticator {
     // rest_auth/local takes the UNIX socket peer's uid.
     const uid_t uid = geteuid();
     std::vector<char> buffer(16384);
-    passwd entry;
+    passwd entry{};
     passwd* found = nullptr;
     if (getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) != 0 || found == nullptr) {
       return absl::NotFoundError(absl::StrCat("uid ", uid, " has no user name"));

@@ -129,6 +129,14 @@ TEST_CASE("a credentials Secret must hold a username and a one-line password") {
   CHECK(absl::StrContains(two_lines.message(), "control character"));
   // The value never reaches the message.
   CHECK_FALSE(absl::StrContains(two_lines.message(), "StorageHost"));
+  for (const char* unwritable : {"two words", "\"quoted", "a\"b"}) {
+    const absl::Status refused = CheckCredentialsSecret(SecretJson("slurm", unwritable));
+    CHECK(absl::IsFailedPrecondition(refused));
+    CHECK(absl::StrContains(refused.message(),
+                            "data key \"password\" contains a blank or a double quote"));
+    CHECK_FALSE(absl::StrContains(refused.message(), unwritable));
+  }
+  CHECK(absl::IsFailedPrecondition(CheckCredentialsSecret(SecretJson("db user", "pw"))));
   CHECK(absl::StrContains(
       CheckCredentialsSecret(R"({"metadata":{"name":"acct-db"},"data":{"password":"cA=="}})")
           .message(),
