@@ -99,12 +99,14 @@ std::optional<PlacedPod> AwaitRunning(const KubernetesEnv& env, const std::strin
   return placed;
 }
 
+// The pod is gone or being deleted; false when kubectl could not tell.
 bool PodGone(const KubernetesEnv& env, const std::string& ns, const std::string& pod) {
-  const std::string deletion =
+  const std::optional<std::string> shown =
       TryKubectl(env, {"-n", ns, "get", "pod", pod, "--ignore-not-found", "-o",
-                       "jsonpath={.metadata.name} {.metadata.deletionTimestamp}"})
-          .value_or("?");
-  return deletion.empty() || !absl::EndsWith(deletion, " ");
+                       "jsonpath={.metadata.name}/{.metadata.deletionTimestamp}"});
+  if (!shown.has_value()) return false;
+  const std::string text(absl::StripAsciiWhitespace(*shown));
+  return text.empty() || !absl::EndsWith(text, "/");  // not found, or a deletion time
 }
 
 // Slurm priorities decide between pods and batch jobs: partition "urgent" preempts
