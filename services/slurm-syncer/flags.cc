@@ -46,6 +46,10 @@ ABSL_FLAG(absl::Duration, full_resync_interval, absl::Minutes(5),
 ABSL_FLAG(absl::Duration, job_poll_interval, absl::Seconds(1),
           "How often to list jobs while WatchJobs has watchers (100ms-5m)");
 
+ABSL_FLAG(absl::Duration, slurm_metrics_interval, absl::Seconds(15),
+          "How often Slurm's jobs, nodes and diag are read for the tidepool_slurm_* metrics "
+          "(1s-1h); 0 turns those metrics off");
+
 ABSL_FLAG(bool, sync_kubernetes, true,
           "Sync slurmd pods and their Nodes with Slurm (drains from Kubernetes causes, Slurm "
           "state onto pods and Nodes); false serves only the Slurm API");
@@ -73,6 +77,10 @@ absl::Status CheckDurations(const RawSyncerFlags& raw) {
                    absl::Hours(24)),
         CheckRange("job_poll_interval", raw.job_poll_interval, ms100, absl::Minutes(5))}) {
     if (!s.ok()) return s;
+  }
+  if (raw.slurm_metrics_interval != absl::ZeroDuration()) {
+    return CheckRange("slurm_metrics_interval", raw.slurm_metrics_interval, absl::Seconds(1),
+                      absl::Hours(1));
   }
   return absl::OkStatus();
 }
@@ -190,6 +198,7 @@ absl::StatusOr<SyncerOptions> BuildSyncerOptions(const RawSyncerFlags& raw) {
   options.node_polling = {.interval = raw.node_poll_interval,
                           .full_resync_interval = raw.full_resync_interval};
   options.job_poll_interval = raw.job_poll_interval;
+  options.slurm_metrics_interval = raw.slurm_metrics_interval;
   if (raw.sync_kubernetes) {
     if (absl::Status s = k8s::ValidateClientFlags(raw.kube_client); !s.ok()) return s;
     for (const std::string& type : raw.drain_node_conditions) {
@@ -227,6 +236,7 @@ RawSyncerFlags ReadSyncerFlags() {
           .node_poll_interval = absl::GetFlag(FLAGS_node_poll_interval),
           .full_resync_interval = absl::GetFlag(FLAGS_full_resync_interval),
           .job_poll_interval = absl::GetFlag(FLAGS_job_poll_interval),
+          .slurm_metrics_interval = absl::GetFlag(FLAGS_slurm_metrics_interval),
           .sync_kubernetes = absl::GetFlag(FLAGS_sync_kubernetes),
           .kube_client = k8s::ReadClientFlags(),
           .pod_namespace = absl::GetFlag(FLAGS_pod_namespace),

@@ -31,6 +31,7 @@ ABSL_DECLARE_FLAG(absl::Duration, slurm_rest_timeout);
 ABSL_DECLARE_FLAG(absl::Duration, node_poll_interval);
 ABSL_DECLARE_FLAG(absl::Duration, full_resync_interval);
 ABSL_DECLARE_FLAG(absl::Duration, job_poll_interval);
+ABSL_DECLARE_FLAG(absl::Duration, slurm_metrics_interval);
 ABSL_DECLARE_FLAG(bool, sync_kubernetes);
 ABSL_DECLARE_FLAG(std::string, pod_namespace);
 ABSL_DECLARE_FLAG(std::vector<std::string>, drain_node_conditions);
@@ -51,6 +52,7 @@ struct RawSyncerFlags {
   absl::Duration node_poll_interval;
   absl::Duration full_resync_interval;
   absl::Duration job_poll_interval;
+  absl::Duration slurm_metrics_interval = absl::Seconds(15);  // zero: off
   bool sync_kubernetes = true;
   k8s::ClientFlags kube_client;
   std::string pod_namespace;
@@ -79,6 +81,7 @@ struct SyncerOptions {
   slurm::rest::ClientOptions client;
   NodePollerOptions node_polling;
   absl::Duration job_poll_interval;
+  absl::Duration slurm_metrics_interval;  // zero: off
   // The two-way sync with Kubernetes; unset when --sync_kubernetes=false.
   std::optional<TwoWaySyncOptions> two_way;
   std::optional<ClusterOptions> cluster;

@@ -16,6 +16,7 @@
 #include "node_drainer.h"
 #include "node_poller.h"
 #include "slurm_gateway.h"
+#include "slurm_metrics.h"
 #include "syncer_service.h"
 #include "two_way_sync.h"
 
@@ -31,7 +32,12 @@ struct Syncer {
         job_feed([](const slurm::rest::Job& job) { return job.id; }),
         node_poller(gateway, node_feed, options.node_polling, registry),
         drainer(gateway, node_poller),
-        job_poller(gateway, job_feed, options.job_poll_interval, registry) {}
+        job_poller(gateway, job_feed, options.job_poll_interval, registry) {
+    if (options.slurm_metrics_interval != absl::ZeroDuration()) {
+      slurm_metrics = std::make_unique<SlurmMetrics>(gateway, node_feed,
+                                                     options.slurm_metrics_interval, registry);
+    }
+  }
 
   absl::Status Readiness() const { return node_feed.Current(); }
 
@@ -41,6 +47,7 @@ struct Syncer {
   NodePoller node_poller;
   NodeDrainer drainer;
   JobPoller job_poller;
+  std::unique_ptr<SlurmMetrics> slurm_metrics;  // unless --slurm_metrics_interval=0
   // The Kubernetes client, with --sync_kubernetes or --slurm_cluster.
   std::shared_ptr<k8s::Client> kube;
   std::unique_ptr<TwoWaySync> two_way;
@@ -131,15 +138,18 @@ absl::Status SetUpSlurmSyncer(common::ServiceContext& context) {
                    {"credentials", credentials},
                    {"node_poll_interval", polling.interval},
                    {"full_resync_interval", polling.full_resync_interval},
+                   {"slurm_metrics_interval", options->slurm_metrics_interval},
                    {"sync_kubernetes", options->two_way.has_value()}});
   syncer->node_poller.Start();
   syncer->job_poller.Start();
+  if (syncer->slurm_metrics != nullptr) syncer->slurm_metrics->Start();
   if (syncer->two_way != nullptr) {
     if (absl::Status started = syncer->two_way->Start(); !started.ok()) return started;
   }
   context.OnStopServing([service] { service->EndStreams(); });
   context.OnShutdown([syncer] {
     if (syncer->two_way != nullptr) syncer->two_way->Stop();
+    if (syncer->slurm_metrics != nullptr) syncer->slurm_metrics->Stop();
     syncer->job_poller.Stop();
     syncer->node_poller.Stop();
   });

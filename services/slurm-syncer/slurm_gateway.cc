@@ -172,4 +172,8 @@ absl::Status SlurmGateway::Reconfigure() {
   return Observe({"GET", "reconfigure"}, [](Client& c) { return c.Reconfigure(); });
 }
 
+absl::StatusOr<slurm::rest::DiagInfo> SlurmGateway::Diag() {
+  return Observe({"GET", "diag"}, [](Client& c) { return c.Diag(); });
+}
+
 }  // namespace tidepool::syncer

@@ -54,6 +54,7 @@ class SlurmGateway {
   absl::StatusOr<slurm::rest::SubmitResult> SubmitJob(const slurm::rest::JobSubmission& job);
   absl::Status CancelJob(slurm::rest::JobId id, absl::string_view signal);
   absl::Status Reconfigure();
+  absl::StatusOr<slurm::rest::DiagInfo> Diag();
 
  private:
   struct Endpoint {

@@ -40,6 +40,7 @@ absl::Status ReadJob(const Value& v, std::string path, Job* job) {
   r.String("partition", &job->partition);
   r.String("user_name", &job->user);
   r.String("state_reason", &job->reason);
+  r.OptTime("submit_time", &job->submit_time);
   r.OptTime("start_time", &job->start_time);
   r.OptTime("end_time", &job->end_time);
   r.OptInt("time_limit", &job->time_limit_minutes);
@@ -225,7 +226,15 @@ absl::StatusOr<DiagInfo> ParseDiagReply(absl::string_view body, const CallContex
   r.Int("jobs_running", &d.jobs_running);
   r.Int("schedule_cycle_last", &d.schedule_cycle_last_us);
   r.Int("schedule_cycle_max", &d.schedule_cycle_max_us);
+  r.Int("schedule_cycle_mean", &d.schedule_cycle_mean_us);
+  r.Int("schedule_cycle_per_minute", &d.schedule_cycles_per_minute);
+  r.Int("schedule_queue_length", &d.schedule_queue_length);
   r.Bool("bf_active", &d.backfill_active);
+  r.Int("bf_cycle_last", &d.backfill_cycle_last_us);
+  r.Int("bf_cycle_mean", &d.backfill_cycle_mean_us);
+  r.Int("bf_queue_len", &d.backfill_queue_length);
+  r.Int("bf_backfilled_jobs", &d.backfilled_jobs);
+  r.Int("dbd_agent_queue_size", &d.dbd_agent_queue_size);
   if (!r.status().ok()) return Mapped(call, r.status());
   return d;
 }

@@ -141,6 +141,7 @@ struct Job {
   std::string partition;
   std::string user;
   std::string reason;  // state_reason ("None", "Resources", …)
+  std::optional<absl::Time> submit_time;
   std::optional<absl::Time> start_time;
   std::optional<absl::Time> end_time;
   std::optional<int64_t> time_limit_minutes;  // nullopt = unset or infinite
@@ -242,7 +243,15 @@ struct DiagInfo {
   int64_t jobs_running = 0;
   int64_t schedule_cycle_last_us = 0;
   int64_t schedule_cycle_max_us = 0;
+  int64_t schedule_cycle_mean_us = 0;
+  int64_t schedule_cycles_per_minute = 0;
+  int64_t schedule_queue_length = 0;
   bool backfill_active = false;
+  int64_t backfill_cycle_last_us = 0;
+  int64_t backfill_cycle_mean_us = 0;
+  int64_t backfill_queue_length = 0;
+  int64_t backfilled_jobs = 0;  // since the last reset (midnight or sdiag --reset)
+  int64_t dbd_agent_queue_size = 0;
 };
 
 }  // namespace tidepool::slurm::rest

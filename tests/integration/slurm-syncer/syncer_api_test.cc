@@ -19,10 +19,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "grpcpp/create_channel.h"
 #include "support/child_process.h"
+#include "support/eventually.h"
 #include "support/http_get.h"
 #include "support/ports.h"
 #include "support/testenv.h"
@@ -571,6 +573,77 @@ void ExpectAuthenticationError(const SlurmEnv& env, std::vector<std::string> cre
   REQUIRE(ready.ok());
   CHECK(ready->status == 503);
   CHECK(absl::StrContains(ready->body, "slurm"));
+}
+
+// The value of the first series of `name` whose labels contain `labels`, "" if none.
+std::string MetricValue(const std::string& body, absl::string_view name, absl::string_view labels) {
+  for (absl::string_view line : absl::StrSplit(body, '\n')) {
+    if (!absl::StartsWith(line, absl::StrCat(name, "{"))) continue;
+    const size_t close = line.find("} ");
+    if (close == absl::string_view::npos || !absl::StrContains(line.substr(0, close), labels)) {
+      continue;
+    }
+    return std::string(line.substr(close + 2));
+  }
+  return "";
+}
+
+TEST_CASE("Slurm's jobs, nodes, resources and diag become tidepool_slurm_* metrics") {
+  const SlurmEnv env = RequireSlurm();
+  ResumeAll(env);
+  std::vector<std::string> args = Syncer::JwtArgs(env);
+  args.push_back("--slurm_metrics_interval=1s");
+  Syncer syncer(args);
+  syncer.AwaitReady();
+  const uint32_t job = RequireSubmit(syncer, env, "sleep 120");
+  const std::string nodes = std::to_string(env.node_names.size());
+  const std::string idle_but_one = std::to_string(env.node_names.size() - 1);
+  std::string body;
+  const auto value = [&](absl::string_view name, absl::string_view labels) {
+    return MetricValue(body, name, labels);
+  };
+  const auto scrape = [&] {
+    auto metrics = syncer.Get("/metrics");
+    body = metrics.ok() ? metrics->body : "";
+  };
+  // One node runs the job, the others are idle, and its start was seen.
+  const bool seen =
+      PollUntil(
+          [&] {
+            scrape();
+            return value("tidepool_slurm_jobs", "state=\"running\"") == "1" &&
+                   value("tidepool_slurm_nodes", "state=\"idle\"") == idle_but_one &&
+                   absl::StrContains(body, "tidepool_slurm_job_start_wait_seconds_count 1");
+          },
+          absl::Seconds(30), absl::Milliseconds(500))
+          .has_value();
+  INFO(body);
+  REQUIRE(seen);
+  const std::string busy = value("tidepool_slurm_nodes", "state=\"mixed\"") +
+                           value("tidepool_slurm_nodes", "state=\"allocated\"");
+  CHECK(busy == "1");
+  const std::string cpus_allocated = value("tidepool_slurm_cpus", "state=\"allocated\"");
+  CHECK((!cpus_allocated.empty() && cpus_allocated != "0"));
+  CHECK(!value("tidepool_slurm_cpus", "state=\"idle\"").empty());
+  CHECK(value("tidepool_slurm_gpus", "state=\"allocated\"") == "0");
+  CHECK(absl::StrContains(body, "tidepool_slurm_scheduler_cycle_last_seconds "));
+  CHECK(absl::StrContains(body, "tidepool_slurm_server_threads "));
+  CHECK(!value("tidepool_slurm_diag_jobs", "event=\"submitted\"").empty());
+  CHECK(!value("tidepool_slurm_syncer_slurm_metrics_collections_total", "result=\"ok\"").empty());
+  CHECK(value("tidepool_slurm_syncer_slurm_metrics_collections_total", "result=\"error\"").empty());
+
+  // The job gone, its series goes too (no stale "running" left behind).
+  RequireExec(env, {"scancel", std::to_string(job)});
+  const bool gone = PollUntil(
+                        [&] {
+                          scrape();
+                          return value("tidepool_slurm_jobs", "state=\"running\"").empty() &&
+                                 value("tidepool_slurm_nodes", "state=\"idle\"") == nodes;
+                        },
+                        absl::Seconds(30), absl::Milliseconds(500))
+                        .has_value();
+  INFO(body);
+  CHECK(gone);
 }
 
 TEST_CASE("wrong or expired credentials are a clear authentication error") {

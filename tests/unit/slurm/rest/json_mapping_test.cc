@@ -225,6 +225,7 @@ TEST_CASE("a recorded running job maps") {
   CHECK(j.user == "root");
   CHECK(j.reason == "None");
   CHECK(j.start_time == absl::FromUnixSeconds(1796204187));
+  CHECK(j.submit_time == absl::FromUnixSeconds(1796204187));
   CHECK(j.end_time == absl::FromUnixSeconds(1796204487));
   CHECK(j.time_limit_minutes == 5);
   CHECK(j.comment == "hello");
@@ -273,6 +274,8 @@ TEST_CASE("submit reply, ping, diag, partitions and reservations map") {
   CHECK(diag->server_thread_count == 1);
   CHECK(diag->req_time == absl::FromUnixSeconds(1796204175));
   CHECK(diag->schedule_cycle_max_us == 205);
+  CHECK(diag->schedule_cycle_mean_us == 205);
+  CHECK(diag->backfill_cycle_last_us == 0);
   CHECK(diag->jobs_submitted == 0);
   CHECK_FALSE(diag->backfill_active);
 
