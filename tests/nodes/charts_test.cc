@@ -7,6 +7,7 @@
 // uninstalls leave nothing behind. Newest Slurm version only.
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch_test_macros.hpp>
 #include <filesystem>
 #include <fstream>
@@ -50,8 +51,9 @@ std::string Helm() {
   return Trimmed(MustCommand({build, "--print-bin-dir"}, absl::Seconds(30)).output) + "/helm";
 }
 
-// charts/ copied (helm dependency build writes into a chart), the umbrella's dependencies
-// built.
+// charts/ copied (helm dependency build writes into a chart; the copy follows the links
+// to manifests/crds and to the library chart), the umbrella's dependencies built: the one
+// step the README asks of a user.
 std::string ChartsCopy(const std::string& helm) {
   const std::string copy = absl::StrCat(TestenvRunDir(), "/charts-test-", getpid());
   std::error_code error;
@@ -238,23 +240,41 @@ spec:
   MustKubectl(env, {"-n", ns, "delete", "pod", "placed", "--wait=true"});
 }
 
+// The services' pods not being deleted (a replaced pod stays listed while it terminates).
+std::vector<std::string> LivePods(const KubernetesEnv& env) {
+  const std::string listed = MustKubectl(
+      env,
+      {"-n", kServicesNamespace, "get", "pods", "-o",
+       "jsonpath={range .items[*]}{.metadata.name} {.metadata.deletionTimestamp}{\"\\n\"}{end}"});
+  std::vector<std::string> live;
+  for (absl::string_view line : absl::StrSplit(listed, '\n', absl::SkipWhitespace())) {
+    const std::vector<std::string> fields = absl::StrSplit(line, ' ', absl::SkipEmpty());
+    if (fields.size() == 1) live.push_back(fields[0]);
+  }
+  return live;
+}
+
 void Upgrade(const KubernetesEnv& env, const std::string& helm, const std::string& umbrella) {
-  const std::string before = MustKubectl(
-      env, {"-n", kServicesNamespace, "get", "pods", "-o", "jsonpath={.items[*].metadata.name}"});
+  const std::vector<std::string> before = LivePods(env);
   MustCommand({helm, "upgrade", "tidepool", umbrella, "-n", kServicesNamespace, "--reuse-values",
                "--set", "slurm-syncer.logLevel=debug", "--set", "nodeset-controller.logLevel=debug",
                "--wait", "--timeout", "5m", "--kubeconfig", env.kubeconfig},
               absl::Minutes(6));
   REQUIRE(PollUntil([&] { return AllServicesReady(env); }, absl::Minutes(3), absl::Seconds(1)));
-  const std::string after = MustKubectl(
-      env, {"-n", kServicesNamespace, "get", "pods", "-o", "jsonpath={.items[*].metadata.name}"});
-  // The two upgraded charts rolled their pods; the others kept theirs.
-  const std::vector<std::string> pods = absl::StrSplit(before, ' ', absl::SkipEmpty());
-  for (const std::string& pod : pods) {
-    const bool rolled =
+  // The two upgraded charts replaced their pods; the others kept theirs.
+  for (const std::string& pod : before) {
+    const bool upgraded =
         absl::StartsWith(pod, "slurm-syncer-") || absl::StartsWith(pod, "nodeset-controller-");
     CAPTURE(pod);
-    CHECK(absl::StrContains(after, pod) != rolled);
+    const auto gone = [&] {
+      const std::vector<std::string> live = LivePods(env);
+      return std::find(live.begin(), live.end(), pod) == live.end();
+    };
+    if (upgraded) {
+      CHECK(PollUntil(gone, absl::Minutes(1), absl::Seconds(1)).has_value());
+    } else {
+      CHECK_FALSE(gone());
+    }
   }
   CHECK(absl::StrContains(MustKubectl(env, {"-n", kServicesNamespace, "get", "deployment",
                                             "slurm-syncer", "-o", "yaml"}),
@@ -330,7 +350,9 @@ TEST_CASE("the charts install Tidepool and a Slurm cluster with helm, upgrade an
       absl::Minutes(2), absl::Seconds(2)));
   CHECK(Trimmed(MustKubectl(env, {"get", "clusterroles", "-o", "name"}))
             .find(absl::StrCat("tidepool-", kServicesNamespace)) == std::string::npos);
-  MustKubectl(env, {"delete", "namespace", ns, kServicesNamespace, "--wait=false"});
+  // Gone before the next run applies them again.
+  MustKubectl(env, {"delete", "namespace", ns, kServicesNamespace, "--wait=true"},
+              absl::Minutes(3));
   std::error_code error;
   fs::remove_all(charts, error);
 }
