@@ -16,7 +16,7 @@ ABSL_FLAG(std::string, syncer_address, "127.0.0.1:50062",
           "host:port of slurm-syncer's gRPC server; every job is submitted, watched and "
           "cancelled through it");
 ABSL_FLAG(std::string, leader_election_id, "pod-scheduler", "Name of the Lease");
-ABSL_FLAG(int32_t, workers, 4, "Pods synced at once (1-64); a pod is never synced twice at once");
+ABSL_FLAG(int32_t, workers, 16, "Pods synced at once (1-64); a pod is never synced twice at once");
 
 namespace tidepool::podsched {
 

@@ -26,7 +26,7 @@ struct SchedulerOptions {
   std::string syncer_address;
   k8s::LeaderElectionFlags leader_election;
   std::string lease_name;
-  int workers = 4;
+  int workers = 16;
 };
 
 // Raw flag text in, options out; the error names the flag and says what is accepted.

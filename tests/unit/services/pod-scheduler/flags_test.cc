@@ -8,7 +8,7 @@ namespace tidepool::podsched {
 namespace {
 
 SchedulerOptions Defaults() {
-  return {.syncer_address = "127.0.0.1:50062", .lease_name = "pod-scheduler", .workers = 4};
+  return {.syncer_address = "127.0.0.1:50062", .lease_name = "pod-scheduler", .workers = 16};
 }
 
 TEST_CASE("--slurm_cluster names the SlurmCluster as namespace/name") {
