@@ -25,4 +25,28 @@ void RegisterBuildInfo(prometheus::Registry& registry, absl::string_view service
       .Set(1);
 }
 
+void AddZeroSeries(prometheus::Family<prometheus::Counter>& family, const LabelValues& labels) {
+  std::vector<prometheus::Labels> combinations = {{}};
+  for (const auto& [name, values] : labels) {
+    std::vector<prometheus::Labels> extended;
+    for (const prometheus::Labels& partial : combinations) {
+      for (const std::string& value : values) {
+        prometheus::Labels next = partial;
+        next[name] = value;
+        extended.push_back(std::move(next));
+      }
+    }
+    combinations = std::move(extended);
+  }
+  for (const prometheus::Labels& series : combinations) family.Add(series);
+}
+
+prometheus::Gauge& RegisterLeaderGauge(prometheus::Registry& registry, absl::string_view service) {
+  return prometheus::BuildGauge()
+      .Name(MetricName(service, "leader"))
+      .Help("1 while this replica leads (holds the Lease, or runs without leader election)")
+      .Register(registry)
+      .Add({});
+}
+
 }  // namespace tidepool::common

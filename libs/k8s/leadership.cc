@@ -27,11 +27,13 @@ Leadership::Leadership(LeaseClient& leases, common::Clock* clock, LeadershipOpti
 
 void Leadership::StartControllers() {
   for (Controller* controller : controllers_) controller->Start();
+  if (options_.leader_gauge != nullptr) options_.leader_gauge->Set(1);
   if (options_.on_started_leading) options_.on_started_leading();
 }
 
 void Leadership::StopControllers() {
   for (Controller* controller : controllers_) controller->Stop();
+  if (options_.leader_gauge != nullptr) options_.leader_gauge->Set(0);
   if (options_.on_stopped_leading) options_.on_stopped_leading();
 }
 

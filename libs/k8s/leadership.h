@@ -22,6 +22,7 @@
 #include "k8s/client.h"
 #include "k8s/controller.h"
 #include "k8s/leader_election.h"
+#include "prometheus/gauge.h"
 
 namespace tidepool::k8s {
 
@@ -37,6 +38,8 @@ struct LeadershipOptions {
   // After the controllers started / stopped (metrics, logs); return promptly.
   std::function<void()> on_started_leading;
   std::function<void()> on_stopped_leading;
+  // Set to 1 while leading and 0 otherwise (common::RegisterLeaderGauge); may be null.
+  prometheus::Gauge* leader_gauge = nullptr;
 };
 
 class Leadership {

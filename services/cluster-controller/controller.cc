@@ -102,6 +102,11 @@ std::vector<std::unique_ptr<ClusterStep>> Steps(
   return steps;
 }
 
+k8s::LeadershipOptions WithGauge(k8s::LeadershipOptions options, prometheus::Gauge& leader) {
+  options.leader_gauge = &leader;
+  return options;
+}
+
 }  // namespace
 
 ClusterController::ClusterController(k8s::Client& client,
@@ -117,6 +122,12 @@ ClusterController::ClusterController(k8s::Client& client,
                         .Name(common::MetricName(kService, "reconfigures_total"))
                         .Help("Reconfigure calls to the syncer by result (ok, error)")
                         .Register(registry)),
+      leader_(common::RegisterLeaderGauge(registry, kService)),
+      zeroed_([this] {
+        common::AddZeroSeries(syncs_, {{"result", {"ok", "invalid", "error"}}});
+        common::AddZeroSeries(reconfigures_, {{"result", {"ok", "error"}}});
+        return true;
+      }()),
       clusters_(client, api::SlurmClusters(), options_.watch_namespace),
       node_sets_(client, api::NodeSets(), options_.watch_namespace),
       // Pods and Nodes are parsed to their views once, when stored, not on every sync.
@@ -163,7 +174,7 @@ ClusterController::ClusterController(k8s::Client& client,
                                       {{"cluster", key}, {"error", result.status()}});
                     }}),
       leases_(k8s::ApiLeaseClient(client)),
-      leadership_(*leases_, clock, options_.leadership, {&runtime_}) {}
+      leadership_(*leases_, clock, WithGauge(options_.leadership, leader_), {&runtime_}) {}
 
 ClusterController::~ClusterController() { Stop(); }
 

@@ -26,6 +26,7 @@
 #include "k8s/leader_election.h"
 #include "k8s/leadership.h"
 #include "prometheus/counter.h"
+#include "prometheus/gauge.h"
 #include "prometheus/registry.h"
 #include "sync.h"
 #include "tidepool/syncer_client.h"
@@ -77,6 +78,8 @@ class ClusterController {
   const ConfigLoopOptions options_;
   prometheus::Family<prometheus::Counter>& syncs_;
   prometheus::Family<prometheus::Counter>& reconfigures_;
+  prometheus::Gauge& leader_;
+  bool zeroed_;  // the counters' known series added at 0
   k8s::Informer clusters_;
   k8s::Informer node_sets_;
   k8s::Informer pods_;

@@ -38,7 +38,10 @@ RendererService::RendererService(prometheus::Registry& registry)
                           .Help("Time to render all files of one request")
                           .Register(registry)
                           .Add({}, prometheus::Histogram::BucketBoundaries{
-                                       0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5})) {}
+                                       0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5})) {
+  common::AddZeroSeries(
+      requests_, {{"method", {"Render", "Validate"}}, {"outcome", {"ok", "invalid", "error"}}});
+}
 
 grpc::Status RendererService::Render(grpc::ServerContext*,
                                      const tidepool::v1::RenderRequest* request,

@@ -1,8 +1,10 @@
 #include "metrics.h"
 
 #include <string>
+#include <vector>
 
 #include "common/metrics.h"
+#include "plan.h"
 
 namespace tidepool::nodeset {
 namespace {
@@ -43,16 +45,19 @@ ControllerMetrics::ControllerMetrics(prometheus::Registry& registry)
                     .Help("Our own drains cleared once the pod was ready and current")
                     .Register(registry)
                     .Add({})),
-      leader_(prometheus::BuildGauge()
-                  .Name(Name("leader"))
-                  .Help("1 while this replica leads and reconciles, else 0")
-                  .Register(registry)
-                  .Add({})),
+      leader_(common::RegisterLeaderGauge(registry, kService)),
       slurm_reachable_(prometheus::BuildGauge()
                            .Name(Name("slurm_reachable"))
                            .Help("1 while slurm-syncer's node watch is current, else 0")
                            .Register(registry)
-                           .Add({})) {}
+                           .Add({})) {
+  common::AddZeroSeries(syncs_, {{"result", {"success", "error"}}});
+  const std::vector<std::string> causes = {DeletionCauseName(DeletionCause::kScaleIn),
+                                           DeletionCauseName(DeletionCause::kUpdate),
+                                           DeletionCauseName(DeletionCause::kNotFeasible)};
+  common::AddZeroSeries(pods_deleted_, {{"cause", causes}});
+  common::AddZeroSeries(drains_, {{"cause", causes}});
+}
 
 void ControllerMetrics::CountSync(absl::string_view result, double seconds) {
   syncs_.Add({{"result", std::string(result)}}).Increment();

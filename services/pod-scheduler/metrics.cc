@@ -44,13 +44,14 @@ SchedulerMetrics::SchedulerMetrics(prometheus::Registry& registry)
       errors_(prometheus::BuildCounter()
                   .Name(Name("errors_total"))
                   .Help("Failures by kind (submit, cancel, bind, annotate, delete, status, "
-                        "invalid_placement, watch)")
+                        "invalid_placement)")
                   .Register(registry)),
-      leader_(prometheus::BuildGauge()
-                  .Name(Name("leader"))
-                  .Help("1 while this replica leads and schedules, else 0")
-                  .Register(registry)
-                  .Add({})) {}
+      leader_(common::RegisterLeaderGauge(registry, kService)) {
+  common::AddZeroSeries(
+      errors_,
+      {{"kind",
+        {"submit", "cancel", "bind", "annotate", "delete", "status", "invalid_placement"}}});
+}
 
 void SchedulerMetrics::SetPods(double pending, double bound) {
   pending_.Set(pending);

@@ -27,7 +27,9 @@ JobPoller::JobPoller(SlurmGateway& slurm, JobFeed& feed, absl::Duration interval
       polls_(prometheus::BuildCounter()
                  .Name(common::MetricName("slurm-syncer", "job_polls_total"))
                  .Help("Job polls of slurmrestd (only while WatchJobs has watchers) by result")
-                 .Register(registry)) {}
+                 .Register(registry)) {
+  common::AddZeroSeries(polls_, {{"result", {"changed", "unchanged", "error"}}});
+}
 
 void JobPoller::Start() {
   worker_ = std::make_unique<common::PeriodicWorker>(interval_, [this] { PollOnce(); });

@@ -59,7 +59,9 @@ struct NodePoller::Metrics {
                       .Name(common::MetricName(kService, "slurm_reachable"))
                       .Help("1 while the last node poll reached Slurm, else 0")
                       .Register(registry)
-                      .Add({})) {}
+                      .Add({})) {
+    common::AddZeroSeries(polls, {{"result", {"changed", "unchanged", "error"}}});
+  }
 
   void CountStates(const std::vector<Node>& nodes) {
     std::map<NodeState, int> by_state;

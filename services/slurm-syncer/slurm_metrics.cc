@@ -147,6 +147,7 @@ struct SlurmMetrics::Families {
                         .Name(common::MetricName("slurm-syncer", "slurm_metrics_collections_total"))
                         .Help("Collections of Slurm's metrics by result (ok, error)")
                         .Register(registry)) {
+    common::AddZeroSeries(collections, {{"result", {"ok", "error"}}});
     for (const DiagGauge& gauge : kDiagGauges) {
       diag.emplace_back(Gauge(registry, gauge.name, gauge.help));
     }

@@ -50,12 +50,21 @@ struct TwoWaySync::Metrics {
         drains(prometheus::BuildCounter()
                    .Name(common::MetricName("slurm-syncer", "drain_changes_total"))
                    .Help("Drains set or cleared by the two-way sync, by cause")
-                   .Register(registry)) {}
+                   .Register(registry)),
+        leader(common::RegisterLeaderGauge(registry, "slurm-syncer")) {
+    common::AddZeroSeries(syncs, {{"direction", {"to_slurm", "to_kubernetes"}},
+                                  {"result", {"ok", "error", "skipped"}}});
+    common::AddZeroSeries(
+        drains,
+        {{"action", {"drain", "undrain"}},
+         {"cause", {"pod_terminating", "pod_not_ready", "cordon", "node_condition", "other"}}});
+  }
   void Count(Direction direction, const char* result) {
     syncs.Add({{"direction", DirectionLabel(direction)}, {"result", result}}).Increment();
   }
   prometheus::Family<prometheus::Counter>& syncs;
   prometheus::Family<prometheus::Counter>& drains;
+  prometheus::Gauge& leader;
 };
 
 TwoWaySync::TwoWaySync(k8s::Client& client, NodeFeed& feed, NodeDrainer& drainer,
@@ -78,7 +87,8 @@ TwoWaySync::TwoWaySync(k8s::Client& client, NodeFeed& feed, NodeDrainer& drainer
                   {.enabled = options_.leader_elect,
                    .lease_namespace = options_.lease_namespace,
                    .lease_name = "slurm-syncer",
-                   .identity = options_.identity},
+                   .identity = options_.identity,
+                   .leader_gauge = &metrics_->leader},
                   {&to_slurm_, &to_kubernetes_}) {}
 
 TwoWaySync::~TwoWaySync() { Stop(); }
