@@ -14,17 +14,19 @@ TIDEPOOL_RUN_DIR=${TIDEPOOL_RUN_DIR:-/run/tidepool}
 #   $TIDEPOOL_CACHE/etcd/<etcd-version>/bin/etcd
 #   $TIDEPOOL_CACHE/helm/<helm-version>/bin/helm
 #   $TIDEPOOL_CACHE/promtool/<prometheus-version>/bin/promtool
+#   $TIDEPOOL_CACHE/prometheus/<prometheus-version>/bin/prometheus
 #   $TIDEPOOL_CACHE/coredns/<coredns-version>/bin/coredns
 #   $TIDEPOOL_CACHE/testenv-k8s/<combined>/bin/   symlinks to all of the above
 K8S_BIN_DIR=$TIDEPOOL_CACHE/k8s/$K8S_VERSION/bin
 ETCD_BIN_DIR=$TIDEPOOL_CACHE/etcd/$ETCD_VERSION/bin
 HELM_BIN_DIR=$TIDEPOOL_CACHE/helm/$HELM_VERSION/bin
 PROMTOOL_BIN_DIR=$TIDEPOOL_CACHE/promtool/$PROMETHEUS_VERSION/bin
+PROMETHEUS_BIN_DIR=$TIDEPOOL_CACHE/prometheus/$PROMETHEUS_VERSION/bin
 COREDNS_BIN_DIR=$TIDEPOOL_CACHE/coredns/$COREDNS_VERSION/bin
 COMBINED_VERSION="k8s-${K8S_VERSION}_etcd-${ETCD_VERSION}_helm-${HELM_VERSION}_prom-${PROMETHEUS_VERSION}_coredns-${COREDNS_VERSION}"
 BIN_DIR=$TIDEPOOL_CACHE/testenv-k8s/$COMBINED_VERSION/bin
 
-ALL_BINARIES=(kube-apiserver kube-scheduler kube-controller-manager kubectl kubelet kube-proxy etcd coredns helm promtool)
+ALL_BINARIES=(kube-apiserver kube-scheduler kube-controller-manager kubectl kubelet kube-proxy etcd coredns helm prometheus promtool)
 
 # Run-time layout (see up).
 K8S_RUN_DIR=$TIDEPOOL_RUN_DIR/k8s
@@ -51,6 +53,7 @@ bin_dir_of() {
         etcd) echo "$ETCD_BIN_DIR" ;;
         helm) echo "$HELM_BIN_DIR" ;;
         promtool) echo "$PROMTOOL_BIN_DIR" ;;
+        prometheus) echo "$PROMETHEUS_BIN_DIR" ;;
         coredns) echo "$COREDNS_BIN_DIR" ;;
         *) return 1 ;;
     esac
