@@ -75,6 +75,13 @@ std::string JobMetricState(const Job& job) {
 SlurmStats Summarize(const std::vector<Job>& jobs, const std::vector<Node>& nodes, absl::Time now) {
   SlurmStats stats;
   for (const Node& node : nodes) AddNode(node, stats);
+  // An idle partition says 0 running, 0 pending, nothing waiting, rather than nothing.
+  for (const auto& [partition, unused] : stats.resources) {
+    if (partition.empty()) continue;
+    stats.jobs.try_emplace({partition, "running"}, 0);
+    stats.jobs.try_emplace({partition, "pending"}, 0);
+    stats.oldest_pending_seconds.try_emplace(partition, 0.0);
+  }
   for (const Job& job : jobs) AddJob(job, now, stats);
   return stats;
 }

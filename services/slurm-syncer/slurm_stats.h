@@ -44,7 +44,8 @@ std::string NodeMetricState(const slurm::rest::Node& node);
 // when Slurm gives none.
 std::string JobMetricState(const slurm::rest::Job& job);
 
-// Nodes count once in each partition they belong to ("" for none); a job counts in the
+// Nodes count once in each partition they belong to ("" for none); every partition of a
+// node has a running and a pending count and an oldest wait, 0 when idle; a job counts in the
 // partition(s) Slurm lists for it, as one label value ("batch,urgent").
 SlurmStats Summarize(const std::vector<slurm::rest::Job>& jobs,
                      const std::vector<slurm::rest::Node>& nodes, absl::Time now);

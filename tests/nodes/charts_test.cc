@@ -46,9 +46,10 @@ CommandResult MustCommand(const std::vector<std::string>& argv, absl::Duration t
 
 // The helm of tools/testenv/k8s (built when the cache lacks it).
 std::string Helm() {
-  const std::string build = SourceRoot() + "/tools/testenv/k8s/build";
-  MustCommand({build, "helm"}, absl::Minutes(14));
-  return Trimmed(MustCommand({build, "--print-bin-dir"}, absl::Seconds(30)).output) + "/helm";
+  absl::StatusOr<std::string> helm = TestenvTool("helm");
+  INFO(helm.status());
+  REQUIRE(helm.ok());
+  return *helm;
 }
 
 // charts/ copied (helm dependency build writes into a chart; the copy follows the links

@@ -24,8 +24,8 @@ TidepoolServices::TidepoolServices(const KubernetesEnv& env, const std::string& 
   const uint16_t renderer = FreeLoopbackPort().value();
   const uint16_t syncer = FreeLoopbackPort().value();
   const std::string kube = "--kubeconfig=" + env.kubeconfig;
-  Start("renderer", "TIDEPOOL_CONFIG_RENDERER", renderer, {});
-  Start("syncer", "TIDEPOOL_SLURM_SYNCER", syncer,
+  Start("config-renderer", "TIDEPOOL_CONFIG_RENDERER", renderer, {});
+  Start("slurm-syncer", "TIDEPOOL_SLURM_SYNCER", syncer,
         {kube, "--leader_elect=false", "--slurm_cluster=" + ns + "/" + cluster,
          // The test runs on the host: it reaches the Service's ClusterIP, not its DNS name.
          "--slurm_rest_address_from=service", "--slurm_jwt_key_refresh_interval=5s",
@@ -72,8 +72,10 @@ std::string TidepoolServices::Logs() const {
 
 void TidepoolServices::Start(const std::string& name, const char* binary, uint16_t grpc_port,
                              std::vector<std::string> args) {
+  // A restarted service keeps its HTTP port: a scrape target stays where it was.
+  if (!http_ports_.contains(name)) http_ports_[name] = FreeLoopbackPort().value();
   args.insert(args.begin(), {"--listen_address=127.0.0.1", absl::StrCat("--grpc_port=", grpc_port),
-                             absl::StrCat("--http_port=", FreeLoopbackPort().value())});
+                             absl::StrCat("--http_port=", http_ports_[name])});
   absl::StatusOr<ChildProcess> process = ChildProcess::Spawn(Binary(binary), args);
   REQUIRE(process.ok());
   processes_[name].emplace(*std::move(process));

@@ -27,12 +27,16 @@ class TidepoolServices {
   // The last 3000 bytes of each service's output.
   std::string Logs() const;
 
+  // Each service's HTTP port on 127.0.0.1 (/metrics, /healthz), by service name.
+  const std::map<std::string, uint16_t>& HttpPorts() const { return http_ports_; }
+
  private:
   void Start(const std::string& name, const char* binary, uint16_t grpc_port,
              std::vector<std::string> args);
 
   std::vector<std::string> cluster_controller_args_;
   std::map<std::string, std::optional<ChildProcess>> processes_;
+  std::map<std::string, uint16_t> http_ports_;
 };
 
 // Deletes the namespace when it goes, first releasing the SlurmCluster "research" from the

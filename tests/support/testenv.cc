@@ -560,4 +560,17 @@ absl::StatusOr<CommandResult> SlurmExec(const SlurmEnv& env, const std::vector<s
   return RunCommand(argv, timeout);
 }
 
+absl::StatusOr<std::string> TestenvTool(const std::string& binary) {
+  const std::string build = SourceRoot() + "/tools/testenv/k8s/build";
+  absl::StatusOr<CommandResult> built = RunCommand({build, binary}, absl::Minutes(20));
+  if (!built.ok()) return built.status();
+  if (built->exit_code != 0) {
+    return absl::InternalError(absl::StrCat("tools/testenv/k8s/build ", binary, " failed (exit ",
+                                            built->exit_code, "):\n", built->output));
+  }
+  absl::StatusOr<CommandResult> dir = RunCommand({build, "--print-bin-dir"}, absl::Seconds(30));
+  if (!dir.ok()) return dir.status();
+  return absl::StrCat(absl::StripAsciiWhitespace(dir->output), "/", binary);
+}
+
 }  // namespace tidepool::testing

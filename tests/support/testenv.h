@@ -96,6 +96,11 @@ struct CommandResult {
 absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
                                          absl::Duration timeout);
 
+// The path of a Go-built tool of the test environment (helm, promtool, prometheus, ...),
+// built first by tools/testenv/k8s/build when the cache lacks it; the error carries the
+// build's output.
+absl::StatusOr<std::string> TestenvTool(const std::string& binary);
+
 // kubectl with the admin kubeconfig.
 absl::StatusOr<CommandResult> Kubectl(const KubernetesEnv& env,
                                       const std::vector<std::string>& args,

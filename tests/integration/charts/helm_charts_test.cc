@@ -5,6 +5,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "absl/strings/match.h"
@@ -22,16 +23,10 @@ const char* const kServices[] = {"config-renderer", "slurm-syncer", "nodeset-con
 
 // helm is built on demand (the fixtures need only the API server and kubectl).
 std::string Helm() {
-  auto built = RunCommand({SourceRoot() + "/tools/testenv/k8s/build", "helm"}, absl::Minutes(14));
-  REQUIRE(built.ok());
-  INFO(built->output);
-  REQUIRE(built->exit_code == 0);
-  auto dir =
-      RunCommand({SourceRoot() + "/tools/testenv/k8s/build", "--print-bin-dir"}, absl::Seconds(30));
-  REQUIRE(dir.ok());
-  std::string path = dir->output;
-  while (!path.empty() && (path.back() == '\n' || path.back() == ' ')) path.pop_back();
-  return path + "/helm";
+  absl::StatusOr<std::string> helm = TestenvTool("helm");
+  INFO(helm.status());
+  REQUIRE(helm.ok());
+  return *helm;
 }
 
 // What a chart needs besides its defaults: the SlurmCluster served.
@@ -212,6 +207,100 @@ TEST_CASE("the slurm-cluster chart renders a SlurmCluster and NodeSets the API s
 
 TEST_CASE("the charts' values schemas are what tools/charts/schemas writes") {
   Must({SourceRoot() + "/tools/charts/schemas", "--check"});
+}
+
+std::string FileText(const std::string& path) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+std::vector<YAML::Node> OfKind(const std::string& yaml_text, const std::string& kind) {
+  std::vector<YAML::Node> found;
+  for (const YAML::Node& document : YAML::LoadAll(yaml_text)) {
+    if (document && document["kind"] && document["kind"].as<std::string>() == kind) {
+      found.push_back(document);
+    }
+  }
+  return found;
+}
+
+// The node as text with its maps' keys sorted and scalars as plain values: equal for the
+// same data whatever the key order or quoting style.
+std::string Canonical(const YAML::Node& node) {
+  if (node.IsScalar()) return "\"" + node.Scalar() + "\"";
+  std::string text;
+  if (node.IsSequence()) {
+    for (const YAML::Node& item : node) text += Canonical(item) + ",";
+    return "[" + text + "]";
+  }
+  std::map<std::string, std::string> members;
+  for (const auto& member : node) members[member.first.Scalar()] = Canonical(member.second);
+  for (const auto& [key, value] : members) text += key + ":" + value + ",";
+  return "{" + text + "}";
+}
+
+TEST_CASE("the umbrella chart ships the dashboards for Grafana's sidecar and the alerts") {
+  const std::string helm = Helm();
+  const std::string charts = ChartsCopy();
+  const std::string umbrella = charts + "/tidepool";
+  Must({helm, "dependency", "build", umbrella});
+  const std::vector<std::string> base =
+      Concat({"--namespace", "tidepool-system"}, RequiredValues("tidepool"));
+
+  // One ConfigMap per file of manifests/dashboards, labelled for the sidecar, the file as is.
+  std::map<std::string, std::string> files;
+  for (const auto& entry :
+       fs::directory_iterator(std::string(TIDEPOOL_MANIFESTS_DIR) + "/dashboards")) {
+    files[entry.path().filename().string()] = FileText(entry.path().string());
+  }
+  REQUIRE(files.size() == 7);
+  const CommandResult rendered = Template(helm, umbrella, base);
+  REQUIRE(rendered.exit_code == 0);
+  std::map<std::string, std::string> shipped;
+  for (const YAML::Node& map : OfKind(rendered.output, "ConfigMap")) {
+    if (map["metadata"]["labels"]["app.kubernetes.io/component"].as<std::string>("") !=
+        "dashboard") {
+      continue;
+    }
+    CHECK(map["metadata"]["labels"]["grafana_dashboard"].as<std::string>("") == "1");
+    for (const auto& item : map["data"]) {
+      shipped[item.first.as<std::string>()] = item.second.as<std::string>() + "\n";
+    }
+  }
+  CHECK(shipped == files);
+
+  // The PrometheusRule: only where the API server serves the kind (auto), or when asked;
+  // its groups are the rule file's.
+  CHECK(OfKind(rendered.output, "PrometheusRule").empty());
+  const CommandResult with_operator =
+      Template(helm, umbrella,
+               Concat(base, {"--api-versions", "monitoring.coreos.com/v1/PrometheusRule", "--set",
+                             "prometheusRules.labels.release=kube-prometheus"}));
+  REQUIRE(with_operator.exit_code == 0);
+  const std::vector<YAML::Node> rules = OfKind(with_operator.output, "PrometheusRule");
+  REQUIRE(rules.size() == 1);
+  CHECK(rules[0]["metadata"]["labels"]["release"].as<std::string>("") == "kube-prometheus");
+  const YAML::Node file_rules =
+      YAML::LoadFile(std::string(TIDEPOOL_MANIFESTS_DIR) + "/prometheus/tidepool-alerts.yaml");
+  CHECK(Canonical(rules[0]["spec"]["groups"]) == Canonical(file_rules["groups"]));
+
+  // Off when told, and a wrong switch is named.
+  const CommandResult off = Template(
+      helm, umbrella,
+      Concat(base, {"--set", "dashboards.enabled=false", "--set", "prometheusRules.enabled=false",
+                    "--api-versions", "monitoring.coreos.com/v1/PrometheusRule"}));
+  REQUIRE(off.exit_code == 0);
+  CHECK_FALSE(absl::StrContains(off.output, "grafana_dashboard"));
+  CHECK(OfKind(off.output, "PrometheusRule").empty());
+  const CommandResult wrong =
+      Template(helm, umbrella, Concat(base, {"--set", "prometheusRules.enabled=sometimes"}));
+  CAPTURE(wrong.output);
+  CHECK(wrong.exit_code != 0);
+  CHECK(absl::StrContains(wrong.output, "prometheusRules"));
+  std::error_code error;
+  fs::remove_all(charts, error);
 }
 
 }  // namespace

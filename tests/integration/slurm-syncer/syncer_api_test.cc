@@ -645,12 +645,15 @@ TEST_CASE("Slurm's jobs, nodes, resources and diag become tidepool_slurm_* metri
   CHECK((!collected.empty() && collected != "0"));
   CHECK(value("tidepool_slurm_syncer_slurm_metrics_collections_total", "result=\"error\"") == "0");
 
-  // The job gone, its series goes too (no stale "running" left behind).
+  // The job gone, its partition runs 0 jobs and the busy node's series goes (no stale
+  // "mixed" or "allocated" left behind).
   RequireExec(env, {"scancel", std::to_string(job)});
   const bool gone = PollUntil(
                         [&] {
                           scrape();
-                          return value("tidepool_slurm_jobs", "state=\"running\"").empty() &&
+                          return value("tidepool_slurm_jobs", "state=\"running\"") == "0" &&
+                                 value("tidepool_slurm_nodes", "state=\"mixed\"").empty() &&
+                                 value("tidepool_slurm_nodes", "state=\"allocated\"").empty() &&
                                  value("tidepool_slurm_nodes", "state=\"idle\"") == nodes;
                         },
                         absl::Seconds(30), absl::Milliseconds(500))

@@ -101,6 +101,22 @@ TEST_CASE("Summarize counts jobs and the pending queue by reason and oldest wait
         std::map<std::string, double>{{"batch", 600.0}, {"gpu", 30.0}});
 }
 
+TEST_CASE("Summarize gives an idle partition 0 running, 0 pending and no wait") {
+  const SlurmStats stats = Summarize({MakeJob(1, {"RUNNING"}, "gpu", absl::Minutes(1), "g1")},
+                                     {MakeNode("c1", {NodeState::kIdle}, {"batch"}, 32, 0),
+                                      MakeNode("g1", {NodeState::kMixed}, {"gpu"}, 64, 8),
+                                      MakeNode("lone", {NodeState::kIdle}, {}, 8, 0)},
+                                     kNow);
+  using Key = SlurmStats::PartitionState;
+  CHECK(stats.jobs == std::map<Key, int64_t>{{{"batch", "pending"}, 0},
+                                             {{"batch", "running"}, 0},
+                                             {{"gpu", "pending"}, 0},
+                                             {{"gpu", "running"}, 1}});
+  CHECK(stats.oldest_pending_seconds ==
+        std::map<std::string, double>{{"batch", 0.0}, {"gpu", 0.0}});
+  CHECK(stats.pending_by_reason.empty());
+}
+
 TEST_CASE("NewStartWaits counts each started job once, not those running at priming") {
   Job early = MakeJob(1, {"RUNNING"}, "batch", absl::Minutes(5), "c1");
   early.start_time = kNow - absl::Minutes(4);
