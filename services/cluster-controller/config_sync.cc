@@ -111,6 +111,9 @@ absl::StatusOr<k8s::ReconcileResult> ConfigStep::Sync(const ClusterContext& clus
   absl::StatusOr<std::optional<absl::Time>> written_at = EnsureConfigMap(
       cluster, inputs->request.cluster(), *rendered, static_cast<int>(inputs->skipped.size()));
   if (!written_at.ok()) return written_at.status();
+  // A sync right after a load may still read the status from before it: comparing with that
+  // would take a configuration changed back (A -> B -> A) for the one Slurm runs.
+  outcome.applied_hash = AppliedHash(cluster.key, outcome.applied_hash);
   if (outcome.applied_hash == outcome.rendered_hash) return k8s::ReconcileResult{};
   absl::StatusOr<k8s::ReconcileResult> result =
       ReconfigureWhenPropagated(cluster, *written_at, *rendered, outcome);
@@ -235,11 +238,21 @@ k8s::ReconcileResult ConfigStep::CheckLoaded(const ClusterContext& cluster,
   return k8s::ReconcileResult{.requeue_after = options_.load_recheck};
 }
 
+std::string ConfigStep::AppliedHash(const std::string& key, const std::string& status_hash) {
+  absl::MutexLock lock(&mu_);
+  auto it = applied_.find(key);
+  if (it == applied_.end()) return status_hash;
+  if (it->second.from == status_hash && it->second.from != it->second.to) return it->second.to;
+  applied_.erase(it);  // the status caught up (or another replica wrote it): it says
+  return status_hash;
+}
+
 void ConfigStep::MarkApplied(const ClusterContext& cluster, ConfigOutcome& outcome,
                              absl::string_view how) {
   {
     absl::MutexLock lock(&mu_);
     reconfigured_.erase(cluster.key);
+    applied_[cluster.key] = {.from = cluster.status.config_hash, .to = outcome.rendered_hash};
   }
   outcome.applied_hash = outcome.rendered_hash;
   outcome.load_pending.clear();

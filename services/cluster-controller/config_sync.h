@@ -92,9 +92,21 @@ class ConfigStep : public ClusterStep {
     absl::Time at;
     std::string mismatch;  // the last check's
   };
+  // What this replica loaded, and the status hash it replaced: until the cache shows the
+  // status written with it, the cached status still says `from`.
+  struct Applied {
+    std::string from;
+    std::string to;
+  };
+  // The hash Slurm runs as far as this replica knows: the cached status's, unless that is
+  // the one this replica replaced by its last load (its own status write not cached yet).
+  std::string AppliedHash(const std::string& key, const std::string& status_hash);
+
   absl::Mutex mu_;
   // Cluster key → the reconfigure whose load is being checked.
   absl::flat_hash_map<std::string, Reconfigured> reconfigured_ ABSL_GUARDED_BY(mu_);
+  // Cluster key → the last load this replica saw through.
+  absl::flat_hash_map<std::string, Applied> applied_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace tidepool::cluster
