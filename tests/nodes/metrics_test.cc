@@ -122,6 +122,10 @@ void ExerciseCluster(const KubernetesEnv& env, const std::string& ns, const std:
             .has_value());
   MustKubectl(env, {"-n", ns, "scale", "nodeset", "cpu", "--replicas=2"});
   CHECK(AwaitSinfo(env, ns, "batch* idle 2 cpu-[01-02]"));
+  // Its slurmd waited for slurmctld to list the node again instead of exiting and restarting.
+  CHECK(TryKubectl(env, {"-n", ns, "get", "pod", "cpu-02", "-o",
+                         "jsonpath={.status.containerStatuses[0].restartCount}"})
+            .value_or("") == "0");
   // A job running and one held for the job and queue panels.
   InController(env, ns, {"sbatch", "-w", "cpu-01", "-o", "/dev/null", "--wrap", "sleep 600"});
   InController(env, ns, {"sbatch", "--hold", "-o", "/dev/null", "--wrap", "hostname"});

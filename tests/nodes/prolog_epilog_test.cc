@@ -111,8 +111,9 @@ TEST_CASE("prolog and epilog ConfigMaps run around every job on the slurmd pods"
         // A cluster without scripts first: its slurmd pods predate spec.prolog.
         Apply(env, ResearchClusterManifest({.ns = ns, .slurm_tag = tag}));
         {
-          INFO(services.Logs());
-          REQUIRE(!AwaitIdle(env, ns).empty());
+          const bool idle = !AwaitIdle(env, ns).empty();
+          INFO(services.Logs());  // as they are when the wait ended
+          REQUIRE(idle);
         }
 
         // Scripts named, their ConfigMaps not there yet. The running pods stay and get the
@@ -149,8 +150,9 @@ TEST_CASE("prolog and epilog ConfigMaps run around every job on the slurmd pods"
         }
         RunJob(env, ns, "cpu-[01-02]");
         {
-          INFO(services.Logs());
-          CHECK(!AwaitIdle(env, ns).empty());
+          const bool idle = !AwaitIdle(env, ns).empty();
+          INFO(services.Logs());  // as they are when the wait ended
+          CHECK(idle);
         }
 
         // A pod to be made now would wait in ContainerCreating: none is made, and the NodeSet
@@ -165,8 +167,11 @@ TEST_CASE("prolog and epilog ConfigMaps run around every job on the slurmd pods"
                 },
                 absl::Seconds(60), absl::Seconds(1))
                 .has_value();
-        INFO(progressing << "\n" << services.Logs());
-        REQUIRE(explained);
+        {
+          INFO(progressing << "\n" << services.Logs());
+          REQUIRE(explained);
+        }
+        INFO(progressing);
         CHECK(absl::StrContains(progressing, absl::StrCat("ConfigMap ", ns, "/research-prolog")));
         CHECK_FALSE(TryKubectl(env, {"-n", ns, "get", "pod", "cpu-02"}).has_value());
         CHECK(absl::StrContains(TryKubectl(env, {"-n", ns, "get", "events", "--field-selector",
@@ -179,9 +184,15 @@ TEST_CASE("prolog and epilog ConfigMaps run around every job on the slurmd pods"
         // without them until it is replaced: the pod template hash does not cover them.)
         Apply(env, ScriptsManifest(ns));
         {
-          INFO(services.Logs());
-          REQUIRE(!AwaitIdle(env, ns).empty());
+          const bool idle = !AwaitIdle(env, ns).empty();
+          INFO(services.Logs());  // as they are when the wait ended
+          REQUIRE(idle);
         }
+        // Gone from slurm.conf meanwhile, cpu-02 is listed again before its slurmd starts:
+        // it waits for that instead of exiting into kubelet's growing restart back-off.
+        CHECK(TryKubectl(env, {"-n", ns, "get", "pod", "cpu-02", "-o",
+                               "jsonpath={.status.containerStatuses[0].restartCount}"})
+                  .value_or("") == "0");
         const std::string job = RunJob(env, ns, "cpu-02");
         // Both prolog scripts, in name order.
         CHECK(InPod(env, ns, "cpu-02", {"cat", absl::StrCat("/tmp/hooks-prolog-", job)})
