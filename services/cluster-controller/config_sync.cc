@@ -243,7 +243,8 @@ std::string ConfigStep::AppliedHash(const std::string& key, const std::string& s
   auto it = applied_.find(key);
   if (it == applied_.end()) return status_hash;
   if (it->second.from == status_hash && it->second.from != it->second.to) return it->second.to;
-  applied_.erase(it);  // the status caught up (or another replica wrote it): it says
+  // The status caught up, or another replica wrote it since: it says what Slurm runs.
+  applied_.erase(it);
   return status_hash;
 }
 

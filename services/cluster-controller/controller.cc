@@ -123,11 +123,6 @@ ClusterController::ClusterController(k8s::Client& client,
                         .Help("Reconfigure calls to the syncer by result (ok, error)")
                         .Register(registry)),
       leader_(common::RegisterLeaderGauge(registry, kService)),
-      zeroed_([this] {
-        common::AddZeroSeries(syncs_, {{"result", {"ok", "invalid", "error"}}});
-        common::AddZeroSeries(reconfigures_, {{"result", {"ok", "error"}}});
-        return true;
-      }()),
       clusters_(client, api::SlurmClusters(), options_.watch_namespace),
       node_sets_(client, api::NodeSets(), options_.watch_namespace),
       // Pods and Nodes are parsed to their views once, when stored, not on every sync.
@@ -174,7 +169,10 @@ ClusterController::ClusterController(k8s::Client& client,
                                       {{"cluster", key}, {"error", result.status()}});
                     }}),
       leases_(k8s::ApiLeaseClient(client)),
-      leadership_(*leases_, clock, WithGauge(options_.leadership, leader_), {&runtime_}) {}
+      leadership_(*leases_, clock, WithGauge(options_.leadership, leader_), {&runtime_}) {
+  common::AddZeroSeries(syncs_, {{"result", {"ok", "invalid", "error"}}});
+  common::AddZeroSeries(reconfigures_, {{"result", {"ok", "error"}}});
+}
 
 ClusterController::~ClusterController() { Stop(); }
 

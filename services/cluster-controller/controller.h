@@ -79,7 +79,6 @@ class ClusterController {
   prometheus::Family<prometheus::Counter>& syncs_;
   prometheus::Family<prometheus::Counter>& reconfigures_;
   prometheus::Gauge& leader_;
-  bool zeroed_;  // the counters' known series added at 0
   k8s::Informer clusters_;
   k8s::Informer node_sets_;
   k8s::Informer pods_;
