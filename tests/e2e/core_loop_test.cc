@@ -403,9 +403,16 @@ TEST_CASE("a rolling update waits for the running job and replaces the pod after
              R"({"spec":{"template":{"metadata":{"labels":{"rollout":"2"}}}}})"});
   // The node is drained for the update while the job keeps running on it.
   REQUIRE(Eventually([&] { return s.SlurmReason("gpu-a-01") == "k8s: update"; }).has_value());
-  while (job_state() == "RUNNING") {
-    CHECK(s.Json({"-n", "hpc", "get", "pod", "gpu-a-01"}, "{.metadata.uid}") == uid);
-    CHECK(s.Json({"-n", "hpc", "get", "pod", "gpu-a-01"}, "{.metadata.deletionTimestamp}").empty());
+  // The pod is read before the job: a pod seen replaced or deleting while the job still
+  // runs afterwards was touched during the job (the reverse order would blame the pod for
+  // a job that ended between the two reads).
+  while (true) {
+    const std::string pod_uid = s.Json({"-n", "hpc", "get", "pod", "gpu-a-01"}, "{.metadata.uid}");
+    const std::string deleting =
+        s.Json({"-n", "hpc", "get", "pod", "gpu-a-01"}, "{.metadata.deletionTimestamp}");
+    if (job_state() != "RUNNING") break;
+    CHECK(pod_uid == uid);
+    CHECK(deleting.empty());
     absl::SleepFor(absl::Milliseconds(500));
   }
   const std::string accounting = s.Slurm({"scontrol", "show", "job", job});
