@@ -23,7 +23,7 @@ class ControllerMetrics {
   void CountPodDeleted(absl::string_view cause);
   void CountDrainRequested(absl::string_view cause);
   void CountUndrain() { undrains_.Increment(); }
-  void SetLeader(bool leader) { leader_.Set(leader ? 1 : 0); }
+  prometheus::Gauge& leader() { return leader_; }  // for k8s::LeadershipOptions
   void SetSlurmReachable(bool reachable) { slurm_reachable_.Set(reachable ? 1 : 0); }
 
  private:

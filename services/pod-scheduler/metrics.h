@@ -23,7 +23,7 @@ class SchedulerMetrics {
   void CountPodDeleted() { pods_deleted_.Increment(); }
   // kind: submit, cancel, bind, annotate, delete, status, invalid_placement, watch.
   void CountError(absl::string_view kind);
-  void SetLeader(bool leading) { leader_.Set(leading ? 1 : 0); }
+  prometheus::Gauge& leader() { return leader_; }  // for k8s::LeadershipOptions
 
  private:
   prometheus::Family<prometheus::Gauge>& pods_;

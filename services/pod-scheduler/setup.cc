@@ -81,8 +81,7 @@ class Process {
                                .lease_namespace = options_.leader_election.lease_namespace,
                                .lease_name = options_.lease_name,
                                .identity = identity_,
-                               .on_started_leading = [this] { metrics_.SetLeader(true); },
-                               .on_stopped_leading = [this] { metrics_.SetLeader(false); }},
+                               .leader_gauge = &metrics_.leader()},
         std::vector<k8s::Controller*>{controller_.get()});
   }
 

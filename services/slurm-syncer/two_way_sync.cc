@@ -1,6 +1,7 @@
 #include "two_way_sync.h"
 
 #include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -19,13 +20,27 @@ namespace {
 
 constexpr char kRequester[] = "two-way-sync";
 
-// A bounded label for a drain reason.
+// The bounded label of a drain reason: the first whose prefix it has, else "other".
+constexpr std::pair<const char*, const char*> kDrainCauses[] = {
+    {api::kPodTerminatingDrainReason, "pod_terminating"},
+    {api::kPodNotReadyDrainReason, "pod_not_ready"},
+    {api::kCordonDrainReasonPrefix, "cordon"},
+    {api::kNodeConditionDrainReasonPrefix, "node_condition"},
+};
+constexpr char kOtherDrainCause[] = "other";
+
 const char* CauseOf(absl::string_view reason) {
-  if (absl::StartsWith(reason, api::kPodTerminatingDrainReason)) return "pod_terminating";
-  if (absl::StartsWith(reason, api::kPodNotReadyDrainReason)) return "pod_not_ready";
-  if (absl::StartsWith(reason, api::kCordonDrainReasonPrefix)) return "cordon";
-  if (absl::StartsWith(reason, api::kNodeConditionDrainReasonPrefix)) return "node_condition";
-  return "other";
+  for (const auto& [prefix, cause] : kDrainCauses) {
+    if (absl::StartsWith(reason, prefix)) return cause;
+  }
+  return kOtherDrainCause;
+}
+
+std::vector<std::string> DrainCauseLabels() {
+  std::vector<std::string> labels;
+  for (const auto& [prefix, cause] : kDrainCauses) labels.emplace_back(cause);
+  labels.emplace_back(kOtherDrainCause);
+  return labels;
 }
 
 // Pods and Nodes are parsed to their views once, when the informers store them, so a sync
@@ -54,10 +69,8 @@ struct TwoWaySync::Metrics {
         leader(common::RegisterLeaderGauge(registry, "slurm-syncer")) {
     common::AddZeroSeries(syncs, {{"direction", {"to_slurm", "to_kubernetes"}},
                                   {"result", {"ok", "error", "skipped"}}});
-    common::AddZeroSeries(
-        drains,
-        {{"action", {"drain", "undrain"}},
-         {"cause", {"pod_terminating", "pod_not_ready", "cordon", "node_condition", "other"}}});
+    common::AddZeroSeries(drains,
+                          {{"action", {"drain", "undrain"}}, {"cause", DrainCauseLabels()}});
   }
   void Count(Direction direction, const char* result) {
     syncs.Add({{"direction", DirectionLabel(direction)}, {"result", result}}).Increment();

@@ -56,22 +56,16 @@ std::vector<PanelQuery> DashboardQueries() {
   return queries;
 }
 
-std::string InController(const KubernetesEnv& env, const std::string& ns,
-                         const std::vector<std::string>& command) {
-  std::vector<std::string> args = {"-n", ns, "exec", "research-controller-0", "--"};
-  args.insert(args.end(), command.begin(), command.end());
-  return TryKubectl(env, args).value_or("");
-}
-
 bool AwaitSinfo(const KubernetesEnv& env, const std::string& ns, const std::string& want) {
   std::string sinfo;
-  const bool seen = PollUntil(
-                        [&] {
-                          sinfo = InController(env, ns, {"sinfo", "-h", "-o", "%P %t %D %N"});
-                          return absl::StrContains(sinfo, want);
-                        },
-                        absl::Seconds(240), absl::Seconds(2))
-                        .has_value();
+  const bool seen =
+      PollUntil(
+          [&] {
+            sinfo = InController(env, ns, {"sinfo", "-h", "-o", "%P %t %D %N"}).value_or("");
+            return absl::StrContains(sinfo, want);
+          },
+          absl::Seconds(240), absl::Seconds(2))
+          .has_value();
   UNSCOPED_INFO("sinfo: " << sinfo);
   return seen;
 }
@@ -131,7 +125,7 @@ void ExerciseCluster(const KubernetesEnv& env, const std::string& ns, const std:
   InController(env, ns, {"sbatch", "--hold", "-o", "/dev/null", "--wrap", "hostname"});
   CHECK(PollUntil(
             [&] {
-              return !InController(env, ns, {"squeue", "-h", "-t", "R"}).empty();
+              return !InController(env, ns, {"squeue", "-h", "-t", "R"}).value_or("").empty();
             },
             absl::Seconds(60), absl::Seconds(1))
             .has_value());

@@ -47,8 +47,8 @@ data:
 
 std::optional<std::string> InPod(const KubernetesEnv& env, const std::string& ns,
                                  const std::string& pod, const std::vector<std::string>& command) {
+  if (pod == "research-controller-0") return InController(env, ns, command);
   std::vector<std::string> args = {"-n", ns, "exec", pod, "-c", "slurmd", "--"};
-  if (pod == "research-controller-0") args = {"-n", ns, "exec", pod, "--"};
   args.insert(args.end(), command.begin(), command.end());
   return TryKubectl(env, args);
 }

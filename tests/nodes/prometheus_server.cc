@@ -35,8 +35,8 @@ std::string Config(const std::map<std::string, std::string>& jobs) {
   return config;
 }
 
-// Prometheus's answer to an API call: "data" when "status" is "success".
-absl::StatusOr<std::string> DataOf(const absl::StatusOr<HttpResponse>& response) {
+// Prometheus's whole answer to an API call, when its "status" is "success".
+absl::StatusOr<rapidjson::Document> Answer(const absl::StatusOr<HttpResponse>& response) {
   if (!response.ok()) return response.status();
   absl::StatusOr<rapidjson::Document> json = ParseJson(response->body);
   if (!json.ok()) return json.status();
@@ -44,9 +44,10 @@ absl::StatusOr<std::string> DataOf(const absl::StatusOr<HttpResponse>& response)
     return absl::FailedPreconditionError(
         absl::StrCat("Prometheus: ", StringAt(*json, "errorType"), ": ", StringAt(*json, "error")));
   }
-  const rapidjson::Value* data = FindPath(*json, "data");
-  if (data == nullptr) return absl::InternalError("Prometheus: no data in " + response->body);
-  return ToJson(*data);
+  if (FindPath(*json, "data") == nullptr) {
+    return absl::InternalError("Prometheus: no data in " + response->body);
+  }
+  return json;
 }
 
 }  // namespace
@@ -85,18 +86,20 @@ PrometheusServer::~PrometheusServer() {
 }
 
 absl::StatusOr<std::string> PrometheusServer::Api(const std::string& path) const {
-  return DataOf(HttpGet(absl::StrCat("http://127.0.0.1:", port_, "/api/v1/", path)));
+  absl::StatusOr<rapidjson::Document> answer =
+      Answer(HttpGet(absl::StrCat("http://127.0.0.1:", port_, "/api/v1/", path)));
+  if (!answer.ok()) return answer.status();
+  return ToJson(*FindPath(*answer, "data"));
 }
 
 absl::StatusOr<std::vector<PrometheusSample>> PrometheusServer::Query(
     const std::string& expr) const {
-  absl::StatusOr<std::string> data = Api("query?query=" + Escaped(expr));
-  if (!data.ok()) return data.status();
-  absl::StatusOr<rapidjson::Document> json = ParseJson(*data);
-  if (!json.ok()) return json.status();
-  const rapidjson::Value* result = FindPath(*json, "result");
+  absl::StatusOr<rapidjson::Document> answer = Answer(
+      HttpGet(absl::StrCat("http://127.0.0.1:", port_, "/api/v1/query?query=", Escaped(expr))));
+  if (!answer.ok()) return answer.status();
+  const rapidjson::Value* result = FindPath(*answer, "data.result");
   if (result == nullptr || !result->IsArray()) {
-    return absl::InternalError("Prometheus: no result array in " + *data);
+    return absl::InternalError("Prometheus: no result array in " + ToJson(*answer));
   }
   std::vector<PrometheusSample> samples;
   for (const rapidjson::Value& series : result->GetArray()) {

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "nodes/kubectl_helpers.h"
 
 namespace tidepool::testing {
 
@@ -80,6 +81,13 @@ spec:
 )");
   }
   return absl::StrReplaceAll(manifest, {{"NS", parts.ns}, {"TAG", parts.slurm_tag}});
+}
+
+std::optional<std::string> InController(const KubernetesEnv& env, const std::string& ns,
+                                        const std::vector<std::string>& command) {
+  std::vector<std::string> args = {"-n", ns, "exec", "research-controller-0", "--"};
+  args.insert(args.end(), command.begin(), command.end());
+  return TryKubectl(env, args);
 }
 
 }  // namespace tidepool::testing

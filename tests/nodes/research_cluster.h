@@ -5,7 +5,11 @@
 // for.
 
 #include <map>
+#include <optional>
 #include <string>
+#include <vector>
+
+#include "support/testenv.h"
 
 namespace tidepool::testing {
 
@@ -26,5 +30,10 @@ struct ResearchClusterParts {
 };
 
 std::string ResearchClusterManifest(const ResearchClusterParts& parts);
+
+// `command` run in the cluster's slurmctld pod (research-controller-0); its output, or
+// nullopt when kubectl or the command failed.
+std::optional<std::string> InController(const KubernetesEnv& env, const std::string& ns,
+                                        const std::vector<std::string>& command);
 
 }  // namespace tidepool::testing

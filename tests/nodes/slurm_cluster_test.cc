@@ -27,13 +27,6 @@
 namespace tidepool::testing {
 namespace {
 
-std::optional<std::string> InController(const KubernetesEnv& env, const std::string& ns,
-                                        const std::vector<std::string>& command) {
-  std::vector<std::string> args = {"-n", ns, "exec", "research-controller-0", "--"};
-  args.insert(args.end(), command.begin(), command.end());
-  return TryKubectl(env, args);
-}
-
 TEST_CASE("a SlurmCluster and a NodeSet applied become a Slurm cluster of pods that runs jobs") {
   const KubernetesEnv env = RequireKubernetes();
   MustKubectl(env, {"apply", "-f", SourceRoot() + "/manifests/crds"});
