@@ -8,7 +8,10 @@
 #include <cerrno>
 #include <cstring>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 
 namespace tidepool::testing {
 namespace {
@@ -32,11 +35,23 @@ absl::StatusOr<std::pair<int, uint16_t>> BindLoopback() {
 
 }  // namespace
 
+// The kernel may hand a just-closed port out again, so two calls in a row could
+// return one port (CI once started a service with --grpc_port == --http_port).
+// Each port is given once per process.
 absl::StatusOr<uint16_t> FreeLoopbackPort() {
-  auto bound = BindLoopback();
-  if (!bound.ok()) return bound.status();
-  close(bound->first);
-  return bound->second;
+  static absl::Mutex mutex(absl::kConstInit);
+  static absl::flat_hash_set<uint16_t>* given ABSL_GUARDED_BY(mutex) =
+      new absl::flat_hash_set<uint16_t>();
+  constexpr int kAttempts = 64;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    auto bound = BindLoopback();
+    if (!bound.ok()) return bound.status();
+    close(bound->first);
+    absl::MutexLock lock(&mutex);
+    if (given->insert(bound->second).second) return bound->second;
+  }
+  return absl::ResourceExhaustedError(
+      absl::StrCat("no loopback port not given before in ", kAttempts, " attempts"));
 }
 
 absl::StatusOr<OccupiedPort> OccupiedPort::Bind() {
