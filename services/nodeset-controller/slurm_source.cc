@@ -244,12 +244,15 @@ absl::StatusOr<std::optional<SlurmNode>> SyncerSlurmSource::Fresh(const std::str
   request.set_fresh(true);
   request.add_names(name);
   absl::StatusOr<tidepool::v1::GetNodesResponse> response = syncer_->GetNodes(request);
-  if (absl::IsNotFound(response.status())) return std::nullopt;
-  if (!response.ok()) return response.status();
+  if (!response.ok()) return response.status();  // NOT_FOUND included: no list, no proof
   for (const SlurmNode& node : response->nodes()) {
     if (node.name() == name) return node;
   }
-  return std::nullopt;
+  for (const std::string& missing : response->missing()) {
+    if (missing == name) return std::nullopt;
+  }
+  return absl::InternalError(absl::StrCat("slurm-syncer's reply neither lists Slurm node ", name,
+                                          " nor reports it missing (an older slurm-syncer?)"));
 }
 
 }  // namespace tidepool::nodeset

@@ -33,7 +33,8 @@ class SlurmSource {
                                                         const std::string& reason) = 0;
   virtual absl::StatusOr<tidepool::v1::SlurmNode> Undrain(const std::string& name,
                                                           const std::string& if_reason) = 0;
-  // Slurm's state of one node now (not the watch's); nullopt when Slurm has no such node.
+  // Slurm's state of one node now (not the watch's); nullopt only when a list Slurm gave
+  // lacks it. Any failure (NOT_FOUND too) is an error: no list, no proof of absence.
   virtual absl::StatusOr<std::optional<tidepool::v1::SlurmNode>> Fresh(const std::string& name) = 0;
 };
 

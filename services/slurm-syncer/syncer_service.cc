@@ -59,9 +59,16 @@ absl::Status SelectNodes(const std::vector<Node>& nodes, const v1::GetNodesReque
     ToProto(node, response->add_nodes());
   }
   for (const std::string& name : wanted) {
-    if (!found.contains(name)) return absl::NotFoundError(absl::StrCat("no Slurm node ", name));
+    if (!found.contains(name)) response->add_missing(name);
   }
   return absl::OkStatus();
+}
+
+// A list that failed says nothing about which nodes exist: NOT_FOUND would read as "not in
+// Slurm" to a caller deciding whether a pod may go.
+absl::Status ListFailure(const absl::Status& status) {
+  if (!absl::IsNotFound(status)) return status;
+  return absl::UnavailableError(absl::StrCat("listing Slurm's nodes: ", status.message()));
 }
 
 }  // namespace
@@ -107,10 +114,12 @@ grpc::Status SyncerService::GetNodes(grpc::ServerContext*, const v1::GetNodesReq
   if (request->fresh()) {
     observed_at = absl::Now();
     absl::StatusOr<slurm::rest::NodeList> list = slurm_.GetNodes();
-    if (!list.ok()) return ToGrpcStatus(list.status());
+    if (!list.ok()) return ToGrpcStatus(ListFailure(list.status()));
     nodes = std::move(list->nodes);
   } else {
-    if (absl::Status current = nodes_.Current(); !current.ok()) return ToGrpcStatus(current);
+    if (absl::Status current = nodes_.Current(); !current.ok()) {
+      return ToGrpcStatus(ListFailure(current));
+    }
     nodes = nodes_.Items(&observed_at);
   }
   SetProtoTime(observed_at, response->mutable_observed_at());

@@ -20,6 +20,9 @@ bool IsRetryable(const absl::Status& status) {
          absl::IsResourceExhausted(status);
 }
 
+// An HTTP 404 without a Slurm error: the server has no such path (see HttpStatusError).
+bool IsUnservedPath(const absl::Status& status) { return absl::IsUnimplemented(status); }
+
 // A path segment, percent-encoded except for unreserved characters.
 std::string Escape(absl::string_view segment) {
   static constexpr char kHex[] = "0123456789ABCDEF";
@@ -125,7 +128,7 @@ absl::Status Client::Negotiate() {
       served_ = *std::move(served);
       return absl::OkStatus();
     }
-  } else if (!absl::IsNotFound(openapi.status())) {
+  } else if (!IsUnservedPath(openapi.status())) {
     // Unreachable or refused credentials: probing each version would fail the same way.
     return openapi.status();
   }
@@ -141,7 +144,7 @@ absl::Status Client::Negotiate() {
       version_ = version;
       return absl::OkStatus();
     }
-    if (!absl::IsNotFound(ping.status())) return ping.status();
+    if (!IsUnservedPath(ping.status())) return ping.status();
     last = ping.status();
   }
   return absl::FailedPreconditionError(

@@ -29,6 +29,9 @@ bool IsAuthentication(int64_t number) { return number == 1007; }
 constexpr absl::string_view kTokenHint =
     " (slurmrestd rejected the token: check the JWT key or token)";
 
+constexpr absl::string_view kUnknownPathHint =
+    " (slurmrestd serves no such path: check its version and openapi plugins)";
+
 std::string Shorten(absl::string_view text) {
   constexpr size_t kMax = 300;
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
@@ -61,8 +64,10 @@ absl::Status SlurmErrorStatus(const CallContext& call, const std::vector<SlurmEr
   absl::StatusCode code;
   if (IsAuthentication(first) || call.http_status == 401 || call.http_status == 511) {
     code = absl::StatusCode::kUnauthenticated;
-  } else if (IsNotFound(first) || call.http_status == 404) {
+  } else if (IsNotFound(first)) {
     code = absl::StatusCode::kNotFound;
+  } else if (call.http_status == 404) {
+    code = absl::StatusCode::kUnimplemented;  // the path, not an object, is unknown
   } else if (IsPermission(first) || call.http_status == 403) {
     code = absl::StatusCode::kPermissionDenied;
   } else if (call.http_status >= 500) {
@@ -88,7 +93,10 @@ absl::Status HttpStatusError(const CallContext& call, absl::string_view body) {
     case 403:
       return absl::PermissionDeniedError(message);
     case 404:
-      return absl::NotFoundError(message);
+      // No Slurm error says which object is missing: slurmrestd serves no such path (a
+      // wrong version or plugin, or a proxy). Never "the object does not exist": callers
+      // read NotFound as "not in Slurm", and a node not in Slurm may lose its pod.
+      return absl::UnimplementedError(absl::StrCat(message, kUnknownPathHint));
     case 408:
     case 504:
       return absl::DeadlineExceededError(message);

@@ -1,7 +1,7 @@
 #pragma once
 
 // Errors of Slurm REST calls, always with the call they came from: "GET
-// /slurm/v0.0.45/node/n-09 (HTTP 404): slurm error 2009 Invalid node name specified
+// /slurm/v0.0.45/node/n-09 (HTTP 404): slurm error 2018 Invalid node name specified
 // (Failure to query node n-09, from _dump_nodes)".
 
 #include <optional>
@@ -31,13 +31,15 @@ struct SlurmError {
 
 // The status for a reply that carried errors: the code follows the HTTP status and
 // the first error number (an invalid job or node → NotFound, permission → PermissionDenied,
-// otherwise FailedPrecondition for HTTP 200, Internal for 5xx, InvalidArgument for 4xx).
+// another error with HTTP 404 → Unimplemented, otherwise FailedPrecondition for HTTP 200,
+// Internal for 5xx, InvalidArgument for 4xx). NotFound always means "Slurm says this job or
+// node does not exist", never "this path is not served".
 // The first error's number is attached and read back with SlurmErrorNumber.
 absl::Status SlurmErrorStatus(const CallContext& call, const std::vector<SlurmError>& errors);
 
 // The status for a non-2xx reply without errors[] (401 → Unauthenticated, 403 →
-// PermissionDenied, 404 → NotFound, 502/503/504 → Unavailable, …). `body` (plain text or
-// JSON) is quoted, shortened.
+// PermissionDenied, 404 → Unimplemented (no such path), 502/503/504 → Unavailable, …). `body`
+// (plain text or JSON) is quoted, shortened.
 absl::Status HttpStatusError(const CallContext& call, absl::string_view body);
 
 // The reply was not the JSON the mapping expects: Internal, with where and why.

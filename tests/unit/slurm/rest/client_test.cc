@@ -271,6 +271,33 @@ TEST_CASE("an unknown node is NotFound") {
   CHECK(SlurmErrorNumber(node.status()) == 0);
 }
 
+TEST_CASE("a path slurmrestd does not serve is Unimplemented, never NotFound") {
+  // NotFound means "Slurm has no such node or job", and a node not in Slurm may lose its
+  // pod: a 404 for the path itself (a wrong version, a missing plugin, a proxy) must not
+  // read that way.
+  ScriptedTransport::Log log;
+  common::FakeClock clock(kStart);
+  std::unique_ptr<Client> client = Pinned(&log, &clock);
+  log.script.push_back(Http(404, "Unable to find requested URL endpoint."));
+  absl::StatusOr<NodeList> nodes = client->GetNodes();
+  REQUIRE_FALSE(nodes.ok());
+  INFO(nodes.status().ToString());
+  CHECK(absl::IsUnimplemented(nodes.status()));
+  CHECK(absl::StrContains(nodes.status().message(), "serves no such path"));
+
+  log.script.push_back(Http(404, R"({"errors":[{"error_number":9999,"error":"Unknown",)"
+                                 R"("description":"x","source":"y"}]})"));
+  absl::StatusOr<Node> node = client->GetNode("n-01");
+  REQUIRE_FALSE(node.ok());
+  CHECK(absl::IsUnimplemented(node.status()));
+
+  // A 404 naming the missing node is an answer about the node.
+  log.script.push_back(Http(404, R"({"errors":[{"error_number":2018,)"
+                                 R"("error":"Invalid node name specified",)"
+                                 R"("description":"x","source":"y"}]})"));
+  CHECK(absl::IsNotFound(client->GetNode("n-02").status()));
+}
+
 TEST_CASE("incremental node polling passes update_time and understands 304") {
   ScriptedTransport::Log log;
   common::FakeClock clock(kStart);
