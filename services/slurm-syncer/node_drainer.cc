@@ -16,6 +16,7 @@ const char* ActionName(const DrainRequest& request) {
 absl::StatusOr<DrainOutcome> NodeDrainer::Apply(const DrainRequest& request,
                                                 absl::string_view requester, ReadBack read_back) {
   if (absl::Status valid = ValidateDrainRequest(request); !valid.ok()) return valid;
+  const common::KeyedMutex::Lock node_lock(node_locks_, request.node);
   absl::StatusOr<slurm::rest::Node> current = slurm_.GetNode(request.node);
   if (!current.ok()) return current.status();
   absl::StatusOr<std::optional<slurm::rest::NodeUpdate>> plan = PlanDrainUpdate(*current, request);

@@ -3,9 +3,12 @@
 // Sets or clears a drain in Slurm under the drain policy: reads the node fresh, plans
 // with PlanDrainUpdate, sends the update, reads the node back (when asked) and wakes the
 // node poll so watchers see the change at once. The gRPC UpdateNode and the two-way sync both
-// drain through here.
+// drain through here, one request per node at a time: two requests read–decide–writing one
+// node together could both plan from the same state, and the later write would undo the
+// earlier (an undrain planned before a scale-in drain landed would clear it).
 
 #include "absl/status/statusor.h"
+#include "common/keyed_mutex.h"
 #include "drain_policy.h"
 #include "node_poller.h"
 #include "slurm/rest/model.h"
@@ -33,6 +36,7 @@ class NodeDrainer {
  private:
   SlurmGateway& slurm_;
   NodePoller& poller_;
+  common::KeyedMutex node_locks_;
 };
 
 }  // namespace tidepool::syncer
