@@ -53,7 +53,8 @@ ABSL_FLAG(absl::Duration, slurm_metrics_interval, absl::Seconds(15),
 ABSL_FLAG(bool, sync_kubernetes, true,
           "Sync slurmd pods and their Nodes with Slurm (drains from Kubernetes causes, Slurm "
           "state onto pods and Nodes); false serves only the Slurm API");
-ABSL_FLAG(std::string, pod_namespace, "", "Namespace of slurmd pods to sync; empty: all");
+ABSL_FLAG(std::string, pod_namespace, "",
+          "Namespace of slurmd pods to sync; empty: all, or --slurm_cluster's namespace");
 ABSL_FLAG(std::vector<std::string>, drain_node_conditions, {},
           "Node condition types that drain the node's Slurm node while True (comma-separated)");
 
@@ -211,7 +212,22 @@ absl::StatusOr<SyncerOptions> BuildSyncerOptions(const RawSyncerFlags& raw) {
     if (absl::Status s = k8s::ValidateLeaderElectionFlags(raw.leader_election); !s.ok()) {
       return s;
     }
-    options.two_way = TwoWaySyncOptions{.pod_namespace = raw.pod_namespace,
+    std::string pod_namespace = raw.pod_namespace;
+    std::string cluster_name;
+    if (options.cluster.has_value()) {
+      // A cluster's NodeSets, and so their pods, live in the cluster's namespace.
+      const ClusterRef& ref = options.cluster->ref;
+      if (!pod_namespace.empty() && pod_namespace != ref.namespace_name) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--pod_namespace=", pod_namespace,
+            " but the slurmd pods of --slurm_cluster=", ref.ToString(), " are in namespace ",
+            ref.namespace_name, ": leave --pod_namespace empty or set it to ", ref.namespace_name));
+      }
+      pod_namespace = ref.namespace_name;
+      cluster_name = ref.name;
+    }
+    options.two_way = TwoWaySyncOptions{.pod_namespace = pod_namespace,
+                                        .cluster_name = cluster_name,
                                         .drain_conditions = raw.drain_node_conditions,
                                         .leader_elect = raw.leader_election.enabled,
                                         .lease_namespace = raw.leader_election.lease_namespace};

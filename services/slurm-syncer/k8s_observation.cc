@@ -9,6 +9,7 @@ PodObservation ObservePod(api::PodView pod) {
           .name = std::move(pod.name),
           .slurm_node = std::move(pod.slurm_node),
           .node_name = std::move(pod.node_name),
+          .controller_uid = std::move(pod.controller_uid),
           .ready = pod.ready,
           .terminating = pod.deleting,
           .annotations = std::move(pod.annotations),

@@ -21,9 +21,10 @@ using ConditionView = k8s::Condition;
 struct PodObservation {
   std::string ns;
   std::string name;
-  std::string slurm_node;  // label tidepool.dev/slurm-node, else the pod name
-  std::string node_name;   // spec.nodeName
-  bool ready = false;      // condition Ready is True
+  std::string slurm_node;      // label tidepool.dev/slurm-node, else the pod name
+  std::string node_name;       // spec.nodeName
+  std::string controller_uid;  // the ownerReference with controller: true
+  bool ready = false;          // condition Ready is True
   bool terminating = false;
   std::map<std::string, std::string> annotations;
   std::map<std::string, ConditionView> conditions;  // by type

@@ -14,6 +14,8 @@
 #include "tidepool/naming.h"
 #include "tidepool/node_view.h"
 #include "tidepool/pod_view.h"
+#include "tidepool/resource_types.h"
+#include "tidepool/resources.h"
 
 namespace tidepool::syncer {
 namespace {
@@ -91,6 +93,7 @@ TwoWaySync::TwoWaySync(k8s::Client& client, NodeFeed& feed, NodeDrainer& drainer
       metrics_(std::make_unique<Metrics>(registry)),
       pods_(client, k8s::Pods(), options_.pod_namespace, SlurmdPods()),
       nodes_(client, k8s::Nodes(), "", DrainInputsOfNodes()),
+      node_sets_(client, api::NodeSets(), options_.pod_namespace, {}),
       to_slurm_reconciler_(*this, Direction::kToSlurm),
       to_kubernetes_reconciler_(*this, Direction::kToKubernetes),
       to_slurm_(to_slurm_reconciler_, clock_, RuntimeOptions(Direction::kToSlurm)),
@@ -137,8 +140,10 @@ absl::StatusOr<k8s::ReconcileResult> TwoWaySync::DirectionReconciler::Reconcile(
 absl::Status TwoWaySync::Start() {
   WatchPods();
   WatchNodes();
+  WatchNodeSets();
   pods_.Start();
   nodes_.Start();
+  node_sets_.Start();
   if (absl::Status started = leadership_.Start(); !started.ok()) return started;
   follower_ = std::jthread([this](std::stop_token stop) { FollowSlurm(stop); });
   return absl::OkStatus();
@@ -152,9 +157,12 @@ void TwoWaySync::Stop() {
   leadership_.Stop();  // the workers first, then the lease
   pods_.Stop();
   nodes_.Stop();
+  node_sets_.Stop();
 }
 
-bool TwoWaySync::Synced() { return pods_.HasSynced() && nodes_.HasSynced(); }
+bool TwoWaySync::Synced() {
+  return pods_.HasSynced() && nodes_.HasSynced() && node_sets_.HasSynced();
+}
 
 // Events come also while another replica leads: the controllers drop them then.
 void TwoWaySync::Enqueue(const std::string& slurm_node) {
@@ -175,7 +183,7 @@ void TwoWaySync::EnqueueAll() {
 void TwoWaySync::WatchPods() {
   auto on_pod = [this](const k8s::CachedObjectPtr& object, bool gone) {
     absl::StatusOr<PodObservation> pod = ObservePod(*object);
-    if (!pod.ok()) return;
+    if (!pod.ok() || !OwnedByClusterNodeSet(*pod)) return;
     {
       absl::MutexLock lock(&mutex_);
       if (gone) {
@@ -211,6 +219,53 @@ void TwoWaySync::WatchNodes() {
                              const k8s::CachedObjectPtr& o) { on_node(o); },
       .on_delete = on_node,
   });
+}
+
+// A NodeSet made, changed or deleted changes which pods count: the Node map is rebuilt
+// from the cached pods and every Slurm node synced again.
+void TwoWaySync::WatchNodeSets() {
+  auto on_node_set = [this](const k8s::CachedObjectPtr& object, bool gone) {
+    absl::StatusOr<tidepool::v1::NodeSet> node_set = api::ParseNodeSet(object->json);
+    const bool of_cluster = !gone && node_set.ok() &&
+                            (options_.cluster_name.empty() ||
+                             node_set->spec().cluster_ref().name() == options_.cluster_name);
+    {
+      absl::MutexLock lock(&mutex_);
+      const bool known = node_set_namespaces_.contains(object->meta.uid);
+      if (of_cluster == known) return;
+      if (of_cluster) {
+        node_set_namespaces_[object->meta.uid] = object->meta.ns;
+      } else {
+        node_set_namespaces_.erase(object->meta.uid);
+      }
+    }
+    RebuildNodeMap();
+    EnqueueAll();
+  };
+  node_sets_.AddHandlers({
+      .on_add = [on_node_set](const k8s::CachedObjectPtr& o) { on_node_set(o, false); },
+      .on_update = [on_node_set](const k8s::CachedObjectPtr&,
+                                 const k8s::CachedObjectPtr& o) { on_node_set(o, false); },
+      .on_delete = [on_node_set](const k8s::CachedObjectPtr& o) { on_node_set(o, true); },
+  });
+}
+
+void TwoWaySync::RebuildNodeMap() {
+  std::map<std::string, std::string> slurm_node_on;
+  for (const k8s::CachedObjectPtr& object : pods_.List()) {
+    absl::StatusOr<PodObservation> pod = ObservePod(*object);
+    if (!pod.ok() || pod->node_name.empty() || !OwnedByClusterNodeSet(*pod)) continue;
+    slurm_node_on[pod->node_name] = pod->slurm_node;
+  }
+  absl::MutexLock lock(&mutex_);
+  slurm_node_on_ = std::move(slurm_node_on);
+}
+
+bool TwoWaySync::OwnedByClusterNodeSet(const PodObservation& pod) {
+  if (pod.controller_uid.empty()) return false;
+  absl::MutexLock lock(&mutex_);
+  auto it = node_set_namespaces_.find(pod.controller_uid);
+  return it != node_set_namespaces_.end() && it->second == pod.ns;
 }
 
 // Enqueues what the node feed reports changed; everything after an outage (the sync
@@ -259,10 +314,16 @@ absl::StatusOr<std::optional<TwoWaySync::Observed>> TwoWaySync::Observe(
     return std::nullopt;
   }
   std::optional<slurm::rest::Node> slurm = feed_.Get(slurm_node);
-  std::vector<k8s::CachedObjectPtr> pods = pods_.ListByLabel(api::kSlurmNodeLabel, slurm_node);
-  if (!slurm.has_value() || pods.empty()) return std::nullopt;
-  absl::StatusOr<PodObservation> pod = ObservePod(*pods.front());
-  if (!pod.ok()) return pod.status();
+  if (!slurm.has_value()) return std::nullopt;
+  std::optional<PodObservation> pod;
+  for (const k8s::CachedObjectPtr& object : pods_.ListByLabel(api::kSlurmNodeLabel, slurm_node)) {
+    absl::StatusOr<PodObservation> candidate = ObservePod(*object);
+    if (!candidate.ok()) return candidate.status();
+    if (!OwnedByClusterNodeSet(*candidate)) continue;  // labelled alike, not ours: ignored
+    pod = *std::move(candidate);
+    break;
+  }
+  if (!pod.has_value()) return std::nullopt;
   Observed observed{.slurm = *std::move(slurm), .pod = *std::move(pod)};
   if (k8s::CachedObjectPtr cached = nodes_.Get(observed.pod.node_name); cached != nullptr) {
     absl::StatusOr<NodeObservation> node = ObserveNode(*cached);

@@ -41,7 +41,11 @@
 namespace tidepool::syncer {
 
 struct TwoWaySyncOptions {
-  std::string pod_namespace;                  // "" = all namespaces
+  std::string pod_namespace;  // "" = all namespaces
+  // The SlurmCluster whose NodeSets' pods are synced (its namespace is pod_namespace);
+  // "" = NodeSets of any cluster. A pod no such NodeSet controls is never synced, whatever
+  // its labels say: labels are anyone's to set.
+  std::string cluster_name;
   std::vector<std::string> drain_conditions;  // Node condition types that drain when True
   absl::Duration resync_period = absl::Minutes(1);
   int workers = 2;  // per direction
@@ -61,7 +65,7 @@ class TwoWaySync {
   // InvalidArgument for an impossible election config.
   absl::Status Start();
   void Stop();
-  // Both informers have listed (for readiness).
+  // The informers have listed (for readiness).
   bool Synced();
 
  private:
@@ -85,6 +89,11 @@ class TwoWaySync {
   void EnqueueAll();
   void WatchPods();
   void WatchNodes();
+  void WatchNodeSets();
+  // Kubernetes Node → Slurm node again from the cached pods (after the NodeSets changed).
+  void RebuildNodeMap();
+  // The pod's controller is a NodeSet of the cluster.
+  bool OwnedByClusterNodeSet(const PodObservation& pod);
   void FollowSlurm(std::stop_token stop);
   absl::Status Sync(const std::string& slurm_node, Direction direction);
   // Empty when the pair cannot be synced now (a side unseen, no pod).
@@ -102,6 +111,7 @@ class TwoWaySync {
   std::unique_ptr<Metrics> metrics_;
   k8s::Informer pods_;
   k8s::Informer nodes_;
+  k8s::Informer node_sets_;
   DirectionReconciler to_slurm_reconciler_;
   DirectionReconciler to_kubernetes_reconciler_;
   k8s::Controller to_slurm_;
@@ -112,6 +122,8 @@ class TwoWaySync {
   absl::Mutex mutex_;
   // Kubernetes Node name → the Slurm node of the slurmd pod on it (from pod events).
   std::map<std::string, std::string> slurm_node_on_ ABSL_GUARDED_BY(mutex_);
+  // The cluster's NodeSets (from NodeSet events): UID → namespace.
+  std::map<std::string, std::string> node_set_namespaces_ ABSL_GUARDED_BY(mutex_);
 
   std::jthread follower_;  // FollowSlurm
 };

@@ -139,6 +139,8 @@ TEST_CASE("each service's role allows its job and refuses the rest") {
   CHECK(Can(*env, "slurm-syncer", "get", "services"));
   CHECK(Can(*env, "slurm-syncer", "get", "slurmclusters.tidepool.dev"));
   CHECK_FALSE(Can(*env, "slurm-syncer", "update", "slurmclusters.tidepool.dev"));
+  CHECK(Can(*env, "slurm-syncer", "watch", "nodesets.tidepool.dev"));
+  CHECK_FALSE(Can(*env, "slurm-syncer", "update", "nodesets.tidepool.dev"));
 
   CHECK(Can(*env, "nodeset-controller", "create", "pods"));
   CHECK(Can(*env, "nodeset-controller", "delete", "pods"));

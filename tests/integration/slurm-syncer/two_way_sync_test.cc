@@ -21,12 +21,14 @@
 #include "support/kube_namespace.h"
 #include "support/testenv.h"
 #include "syncer_process.h"
+#include "tidepool/resource_types.h"
 
 namespace tidepool::testing {
 namespace {
 
 constexpr char kNamespace[] = "tidepool-two-way";
 constexpr char kTestKubelet[] = "test-kubelet";
+constexpr char kNodeSet[] = "two-way";
 
 KubernetesEnv RequireKubernetes() {
   absl::StatusOr<KubernetesEnv> env = Kubernetes();
@@ -65,8 +67,40 @@ void SetPodReady(k8s::Client& client, const std::string& pod, bool ready) {
                 .status());
 }
 
-void CreateNodeAndPod(k8s::Client& client, const std::string& slurm_node) {
-  const std::string node = KubeNodeFor(slurm_node);
+// The NodeSet the test's slurmd pods belong to (no nodeset-controller runs): its uid.
+std::string RequireNodeSet(k8s::Client& client) {
+  (void)client.Delete(api::NodeSets(), kNamespace, kNodeSet, {.grace_period_seconds = 0});
+  absl::StatusOr<std::string> created = client.Create(
+      api::NodeSets(), kNamespace,
+      absl::StrCat(R"({"apiVersion":"tidepool.dev/v1alpha1","kind":"NodeSet","metadata":{"name":")",
+                   kNodeSet, R"("},"spec":{"clusterRef":{"name":"two-way"},"replicas":0}})"));
+  RequireOk(created.status());
+  absl::StatusOr<k8s::ObjectMeta> meta = k8s::ParseObjectMeta(*created);
+  RequireOk(meta.status());
+  return meta->uid;
+}
+
+// A slurmd pod for `slurm_node` on `node`, controlled by the NodeSet `owner_uid` (none: "").
+void CreatePod(k8s::Client& client, const std::string& name, const std::string& slurm_node,
+               const std::string& node, const std::string& owner_uid) {
+  const std::string owner =
+      owner_uid.empty()
+          ? ""
+          : absl::StrCat(R"(,"ownerReferences":[{"apiVersion":"tidepool.dev/v1alpha1",)",
+                         R"("kind":"NodeSet","name":")", kNodeSet, R"(","uid":")", owner_uid,
+                         R"(","controller":true}])");
+  RequireOk(client
+                .Create(k8s::Pods(), kNamespace,
+                        absl::StrCat(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")",
+                                     name, R"(","labels":{"tidepool.dev/component":"slurmd",
+                      "tidepool.dev/slurm-node":")",
+                                     slurm_node, R"("})", owner, R"(},"spec":{"nodeName":")", node,
+                                     R"(","containers":[{"name":"slurmd","image":"slurmd"}]}})"))
+                .status());
+  SetPodReady(client, name, true);
+}
+
+void CreateNode(k8s::Client& client, const std::string& node) {
   (void)client.Delete(k8s::Nodes(), "", node, {.grace_period_seconds = 0});
   RequireOk(client
                 .Create(k8s::Nodes(), "",
@@ -74,15 +108,12 @@ void CreateNodeAndPod(k8s::Client& client, const std::string& slurm_node) {
       "metadata":{"name":")",
                                      node, R"("}})"))
                 .status());
-  RequireOk(client
-                .Create(k8s::Pods(), kNamespace,
-                        absl::StrCat(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")",
-                                     slurm_node, R"(","labels":{"tidepool.dev/component":"slurmd",
-                      "tidepool.dev/slurm-node":")",
-                                     slurm_node, R"("}},"spec":{"nodeName":")", node,
-                                     R"(","containers":[{"name":"slurmd","image":"slurmd"}]}})"))
-                .status());
-  SetPodReady(client, slurm_node, true);
+}
+
+void CreateNodeAndPod(k8s::Client& client, const std::string& slurm_node,
+                      const std::string& owner_uid) {
+  CreateNode(client, KubeNodeFor(slurm_node));
+  CreatePod(client, slurm_node, slurm_node, KubeNodeFor(slurm_node), owner_uid);
 }
 
 void DeleteNodeAndPod(k8s::Client& client, const std::string& slurm_node) {
@@ -115,9 +146,11 @@ struct TwoWayFixture {
       ResetSlurmNode(slurm, node);
     }
     RequireOk(EnsurePodNamespace(*client, kNamespace));
+    InstallCrds();
+    node_set_uid = RequireNodeSet(*client);
     for (const std::string node : {"n-01", "n-02"}) {
       DeleteNodeAndPod(*client, node);
-      CreateNodeAndPod(*client, node);
+      CreateNodeAndPod(*client, node, node_set_uid);
     }
     std::vector<std::string> args = Syncer::JwtArgs(slurm);
     for (std::string flag :
@@ -138,6 +171,20 @@ struct TwoWayFixture {
     }
   }
 
+  // The syncer follows NodeSets to know which pods are the cluster's.
+  void InstallCrds() {
+    absl::StatusOr<CommandResult> applied =
+        Kubectl(kube, {"apply", "-f", SourceRoot() + "/manifests/crds"});
+    REQUIRE(applied.ok());
+    INFO(applied->output);
+    REQUIRE(applied->exit_code == 0);
+    absl::StatusOr<CommandResult> established = Kubectl(
+        kube,
+        {"wait", "--for=condition=Established", "--timeout=60s", "crd", "nodesets.tidepool.dev"});
+    REQUIRE(established.ok());
+    REQUIRE(established->exit_code == 0);
+  }
+
   std::string SlurmReason(const std::string& node) {
     const v1::SlurmNode n = RequireNode(*syncer, node);
     return n.drain() ? n.reason() : "";
@@ -152,6 +199,7 @@ struct TwoWayFixture {
   SlurmEnv slurm;
   KubernetesEnv kube;
   std::unique_ptr<k8s::Client> client;
+  std::string node_set_uid;
   std::unique_ptr<Syncer> syncer;
 };
 
@@ -220,6 +268,29 @@ TEST_CASE("a pod not ready drains; the drain is re-applied if cleared and lifted
             return f.SlurmReasonIs("n-02", "k8s: node condition GPUUnhealthy");
           }).has_value());
   }
+}
+
+TEST_CASE("a pod no NodeSet of the cluster controls changes nothing, whatever its labels") {
+  TwoWayFixture f;
+  // n-02's own pod goes; a look-alike with its labels, not ready, sits on a cordoned Node.
+  (void)f.client->Delete(k8s::Pods(), kNamespace, "n-02", {.grace_period_seconds = 0});
+  (void)f.client->Delete(k8s::Pods(), kNamespace, "impostor", {.grace_period_seconds = 0});
+  CreateNode(*f.client, "two-way-impostor");
+  f.client->MergePatch(k8s::Nodes(), "", "two-way-impostor", R"({"spec":{"unschedulable":true}})")
+      .status()
+      .IgnoreError();
+  CreatePod(*f.client, "impostor", "n-02", "two-way-impostor", "");
+  SetPodReady(*f.client, "impostor", false);
+  // The syncer is at work (a cordon of n-01's Node drains n-01) ...
+  f.PatchNode("n-01", R"({"spec":{"unschedulable":true}})");
+  REQUIRE(Eventually([&] { return f.SlurmReasonIs("n-01", "k8s: cordon: cordoned"); }).has_value());
+  absl::SleepFor(absl::Seconds(3));
+  // ... and leaves n-02 and the look-alike alone: no drain, no Slurm state written on it.
+  CHECK(f.SlurmReason("n-02").empty());
+  CHECK(ReadField(*f.client, k8s::Pods(), kNamespace, "impostor",
+                  Annotation("tidepool.dev/slurm-state")) == "");
+  (void)f.client->Delete(k8s::Pods(), kNamespace, "impostor", {.grace_period_seconds = 0});
+  (void)f.client->Delete(k8s::Nodes(), "", "two-way-impostor", {.grace_period_seconds = 0});
 }
 
 TEST_CASE("a person's drain in Slurm survives Kubernetes causes and shows on the Node") {

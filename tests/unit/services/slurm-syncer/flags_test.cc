@@ -97,6 +97,27 @@ TEST_CASE("--slurm_cluster reaches the cluster's restapi Service by DNS by defau
   CHECK(options->client.auth == nullptr);  // built by setup, with the Kubernetes client
 }
 
+TEST_CASE("--slurm_cluster syncs only its NodeSets' pods, in its namespace") {
+  absl::StatusOr<SyncerOptions> options = BuildSyncerOptions(ClusterDefaults());
+  REQUIRE(options.ok());
+  REQUIRE(options->two_way.has_value());
+  CHECK(options->two_way->pod_namespace == "hpc");
+  CHECK(options->two_way->cluster_name == "research");
+
+  RawSyncerFlags raw = ClusterDefaults();
+  raw.pod_namespace = "hpc";
+  CHECK(BuildSyncerOptions(raw).ok());
+  raw.pod_namespace = "other";
+  absl::Status refused = BuildSyncerOptions(raw).status();
+  CHECK(absl::IsInvalidArgument(refused));
+  CHECK(absl::StrContains(refused.message(), "--pod_namespace=other"));
+
+  // Without a cluster: any NodeSet's pods (still only pods a NodeSet controls).
+  options = BuildSyncerOptions(Defaults());
+  REQUIRE(options.ok());
+  CHECK(options->two_way->cluster_name.empty());
+}
+
 TEST_CASE("--slurm_rest_address_from chooses the address of the cluster's slurmrestd") {
   RawSyncerFlags raw = ClusterDefaults();
   raw.rest_url = "http://127.0.0.1:16820";
