@@ -17,6 +17,8 @@
 namespace tidepool::cluster {
 namespace {
 
+constexpr absl::Duration kBlockedRenderRequeue = absl::Seconds(10);
+
 grpc::ClientContext* WithDeadline(grpc::ClientContext& context, absl::Time now,
                                   absl::Duration timeout) {
   context.set_deadline(absl::ToChronoTime(now + timeout));
@@ -97,12 +99,16 @@ absl::StatusOr<k8s::ReconcileResult> ConfigStep::Sync(const ClusterContext& clus
   absl::StatusOr<v1::RenderResponse> rendered =
       inputs.ok() ? Render(inputs->request) : absl::StatusOr<v1::RenderResponse>(inputs.status());
   if (!rendered.ok()) {
-    if (!absl::IsInvalidArgument(rendered.status())) return rendered.status();  // retry
-    // Bad input: said in the status; nothing to retry until the input changes.
+    const bool bad_input = absl::IsInvalidArgument(rendered.status());
+    const bool blocked = absl::IsFailedPrecondition(rendered.status()) && !inputs.ok();
+    if (!bad_input && !blocked) return rendered.status();  // retry
+    // Said in the status. Bad input waits for the input to change; blocked input (a cache
+    // behind, a NodeSet unreadable) is looked at again, as a cache catches up silently.
     outcome.render_error = std::string(rendered.status().message());
     Event(cluster, k8s::EventType::kWarning, api::kRenderFailedReason, "Render",
           outcome.render_error);
-    return k8s::ReconcileResult{};
+    return k8s::ReconcileResult{.requeue_after =
+                                    blocked ? kBlockedRenderRequeue : absl::ZeroDuration()};
   }
   outcome.rendered = true;
   outcome.rendered_hash = rendered->config_hash();

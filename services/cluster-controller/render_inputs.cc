@@ -2,21 +2,39 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "k8s/object_json.h"
 #include "tidepool/naming.h"
 #include "tidepool/resources.h"
 
 namespace tidepool::cluster {
 namespace {
 
+// The clusterRef.name of a NodeSet that does not parse as a whole, when that much reads.
+std::optional<std::string> ClusterRefOf(const std::string& json) {
+  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(json, "NodeSet");
+  if (!doc.ok()) return std::nullopt;
+  const rapidjson::Value* spec = k8s::FindMember(*doc, "spec");
+  const rapidjson::Value* ref = spec != nullptr ? k8s::FindMember(*spec, "clusterRef") : nullptr;
+  const rapidjson::Value* name = ref != nullptr ? k8s::FindMember(*ref, "name") : nullptr;
+  if (name == nullptr || !name->IsString()) return std::nullopt;
+  return std::string(name->GetString(), name->GetStringLength());
+}
+
 void AddNodeSets(const ClusterObjects& objects, RenderInputs& inputs) {
   const v1::SlurmCluster& cluster = inputs.request.cluster();
   for (const std::string& json : objects.node_set_jsons) {
     absl::StatusOr<v1::NodeSet> node_set = api::ParseNodeSet(json);
     if (!node_set.ok()) {
-      inputs.skipped.push_back(std::string(node_set.status().message()));
+      // Its nodes cannot be rendered, and left out they would leave Slurm with their jobs.
+      std::optional<std::string> cluster_ref = ClusterRefOf(json);
+      if (!cluster_ref.has_value() || *cluster_ref == cluster.metadata().name()) {
+        inputs.blocking.push_back(std::string(node_set.status().message()));
+      }
       continue;
     }
     if (node_set->metadata().namespace_() != cluster.metadata().namespace_() ||
@@ -56,7 +74,8 @@ void AddMember(const ClusterObjects& objects, const api::PodView& pod,
   }
   absl::StatusOr<v1::NodeInfo> node = NodeInfoOf(objects, pod.node_name);
   if (!node.ok()) {
-    inputs.skipped.push_back(
+    // A bound slurmd may run jobs: its node must not drop out of the configuration.
+    inputs.blocking.push_back(
         absl::StrCat(pod.Key(), ": Node ", pod.node_name, ": ", node.status().message()));
     return;
   }
@@ -83,12 +102,26 @@ absl::StatusOr<RenderInputs> BuildRenderInputs(const ClusterObjects& objects,
   std::vector<api::PodView> pods = objects.pods;
   for (const std::string& json : objects.pod_jsons) {
     absl::StatusOr<api::PodView> pod = api::ParsePodView(json);
-    if (pod.ok()) pods.push_back(*std::move(pod));
+    if (!pod.ok()) {
+      inputs.blocking.push_back(absl::StrCat("a slurmd pod: ", pod.status().message()));
+      continue;
+    }
+    pods.push_back(*std::move(pod));
   }
   std::sort(pods.begin(), pods.end(), [](const api::PodView& a, const api::PodView& b) {
     return a.slurm_node < b.slurm_node;
   });
   for (const api::PodView& pod : pods) AddMember(objects, pod, node_sets, inputs);
+  if (!inputs.blocking.empty()) {
+    constexpr size_t kNamed = 5;
+    const size_t named = std::min(kNamed, inputs.blocking.size());
+    return absl::FailedPreconditionError(
+        absl::StrCat("not rendered: ", inputs.blocking.size(),
+                     " input(s) cannot be read, and rendering "
+                     "without them would drop live nodes from Slurm: ",
+                     absl::StrJoin(inputs.blocking.begin(), inputs.blocking.begin() + named, "; "),
+                     inputs.blocking.size() > named ? "; …" : ""));
+  }
   return inputs;
 }
 

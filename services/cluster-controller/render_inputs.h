@@ -31,12 +31,17 @@ struct ClusterObjects {
 
 struct RenderInputs {
   v1::RenderRequest request;
-  // Pods left out, and why ("hpc/gpu-03: not bound to a Node yet").
+  // Pods left out that run no slurmd yet or are not the cluster's, and why
+  // ("hpc/gpu-03: not bound to a Node yet").
   std::vector<std::string> skipped;
+  // Inputs that cannot be read (a NodeSet of the cluster, a slurmd pod, a bound pod's Node
+  // missing from the cache): any one stops the render.
+  std::vector<std::string> blocking;
 };
 
-// InvalidArgument when the cluster itself cannot be read; NodeSets of other clusters
-// are ignored and unreadable ones reported in skipped.
+// InvalidArgument when the cluster itself cannot be read; FailedPrecondition naming them
+// when inputs block (a render without them would drop live nodes, and Slurm would end
+// their jobs). NodeSets of other clusters are ignored.
 absl::StatusOr<RenderInputs> BuildRenderInputs(const ClusterObjects& objects,
                                                const v1::RenderEnvironment& environment);
 

@@ -101,7 +101,7 @@ int Count(const std::string& text, const std::string& what) {
   return n;
 }
 
-void CreateMember(k8s::Client& client, const std::string& pod, const std::string& node) {
+void CreateKubeNode(k8s::Client& client, const std::string& node) {
   (void)client.Delete(k8s::Nodes(), "", node, {.grace_period_seconds = 0});
   RequireOk(client
                 .Create(k8s::Nodes(), "",
@@ -113,6 +113,10 @@ void CreateMember(k8s::Client& client, const std::string& pod, const std::string
                             R"({"status":{"allocatable":{"cpu":"4","memory":"8Gi"}}})", {},
                             "status")
                 .status());
+}
+
+void CreateMember(k8s::Client& client, const std::string& pod, const std::string& node) {
+  CreateKubeNode(client, node);
   RequireOk(client
                 .Create(k8s::Pods(), kNamespace,
                         absl::StrCat(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")", pod,
@@ -316,6 +320,30 @@ TEST_CASE("the config loop renders, writes the ConfigMap, reconfigures once per 
     INFO(f.controller->process.Output());
     REQUIRE(reconfigured);
     CHECK(Eventually([&] { return f.ClusterStatus("configHash") == first_hash; }).has_value());
+  }
+
+  SECTION("a member whose Node is gone from the cache stops the render, it does not drop out") {
+    // cpu-01's pod is still bound (its slurmd may run jobs): rendering without it would
+    // remove a live node from Slurm, and Slurm would end its jobs.
+    CreateMember(*f.client, "cpu-02", "loop-k2");
+    REQUIRE(
+        Eventually([&] { return f.ClusterStatus("configHash") == f.ConfigMapHash(); }).has_value());
+    REQUIRE(
+        Eventually([&] { return absl::StrContains(f.SlurmConf(), "cpu-[01-02]"); }).has_value());
+    const std::string hash = f.ConfigMapHash();
+    const int reconfigures = f.Reconfigures();
+    RequireOk(f.client->Delete(k8s::Nodes(), "", "loop-k1").status());
+    REQUIRE(Eventually([&] {
+              return absl::StartsWith(f.ClusterCondition("ConfigRendered"), "False/RenderFailed/");
+            }).has_value());
+    CHECK(absl::StrContains(f.ClusterCondition("ConfigRendered"), "cpu-01: Node loop-k1"));
+    CHECK(f.ConfigMapHash() == hash);
+    CHECK(f.Reconfigures() == reconfigures);
+    // The Node back: rendered again as before, nothing to load.
+    CreateKubeNode(*f.client, "loop-k1");
+    CHECK(Eventually([&] {
+            return absl::StartsWith(f.ClusterCondition("ConfigRendered"), "True/Rendered/2 nodes");
+          }).has_value());
   }
 
   SECTION("invalid input is reported in status and changes neither ConfigMap nor Slurm") {

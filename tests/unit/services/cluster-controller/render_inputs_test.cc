@@ -43,8 +43,7 @@ ClusterObjects Objects() {
                         .node_set_jsons = {NodeSet("h200", "research"), NodeSet("h100", "research"),
                                            NodeSet("other", "elsewhere")},
                         .pod_jsons = {Pod("h100-02", "h100", "k-2"), Pod("h100-01", "h100", "k-1"),
-                                      Pod("h100-03", "h100", ""), Pod("x-01", "other", "k-1"),
-                                      Pod("h100-04", "h100", "k-gone")},
+                                      Pod("h100-03", "h100", ""), Pod("x-01", "other", "k-1")},
                         .node_json = [](const std::string& name) {
                           auto it = nodes.find(name);
                           return it != nodes.end() ? it->second : std::string();
@@ -73,10 +72,49 @@ TEST_CASE("pods that cannot be members are reported, not silently dropped") {
   absl::StatusOr<RenderInputs> inputs = BuildRenderInputs(Objects(), {});
   REQUIRE(inputs.ok());
   INFO(absl::StrJoin(inputs->skipped, "\n"));
-  REQUIRE(inputs->skipped.size() == 3);
+  REQUIRE(inputs->skipped.size() == 2);
   CHECK(absl::StrContains(inputs->skipped[0], "hpc/h100-03: not bound to a Node yet"));
-  CHECK(absl::StrContains(inputs->skipped[1], "hpc/h100-04: Node k-gone"));
-  CHECK(absl::StrContains(inputs->skipped[2], "hpc/x-01: NodeSet \"other\""));
+  CHECK(absl::StrContains(inputs->skipped[1], "hpc/x-01: NodeSet \"other\""));
+}
+
+// Rendered without them, live nodes would leave slurm.conf and Slurm would end their jobs.
+TEST_CASE("inputs that cannot be read stop the render, naming each") {
+  SECTION("a bound pod whose Node the cache lacks") {
+    ClusterObjects objects = Objects();
+    objects.pod_jsons.push_back(Pod("h100-04", "h100", "k-gone"));
+    absl::StatusOr<RenderInputs> inputs = BuildRenderInputs(objects, {});
+    INFO(inputs.status().ToString());
+    CHECK(absl::IsFailedPrecondition(inputs.status()));
+    CHECK(absl::StrContains(inputs.status().message(), "hpc/h100-04: Node k-gone"));
+    CHECK(absl::StrContains(inputs.status().message(), "drop live nodes"));
+  }
+  SECTION("a NodeSet of the cluster, or of no readable cluster, that does not parse") {
+    for (const std::string& bad :
+         {std::string(R"({"apiVersion": "tidepool.dev/v1alpha1", "kind": "NodeSet",
+             "metadata": {"name": "h300", "namespace": "hpc"},
+             "spec": {"clusterRef": {"name": "research"}, "replicas": "many"}})"),
+          std::string(R"({"metadata": {"name": "h400"}, "spec": 7})")}) {
+      ClusterObjects objects = Objects();
+      objects.node_set_jsons.push_back(bad);
+      absl::StatusOr<RenderInputs> inputs = BuildRenderInputs(objects, {});
+      INFO(inputs.status().ToString());
+      CHECK(absl::IsFailedPrecondition(inputs.status()));
+    }
+  }
+  SECTION("a slurmd pod that does not parse") {
+    ClusterObjects objects = Objects();
+    objects.pod_jsons.push_back(R"({"metadata": )");
+    CHECK(absl::IsFailedPrecondition(BuildRenderInputs(objects, {}).status()));
+  }
+  SECTION("another cluster's NodeSet that does not parse changes nothing here") {
+    ClusterObjects objects = Objects();
+    objects.node_set_jsons.push_back(R"({"apiVersion": "tidepool.dev/v1alpha1", "kind": "NodeSet",
+        "metadata": {"name": "z", "namespace": "hpc"},
+        "spec": {"clusterRef": {"name": "elsewhere"}, "replicas": "many"}})");
+    absl::StatusOr<RenderInputs> inputs = BuildRenderInputs(objects, {});
+    INFO(inputs.status().ToString());
+    CHECK(inputs.ok());
+  }
 }
 
 TEST_CASE("pod views and Node views give the request the JSON would") {
@@ -88,12 +126,12 @@ TEST_CASE("pod views and Node views give the request the JSON would") {
   from_views.pod_jsons.clear();
   int json_reads = 0;
   from_views.node_view = [](const std::string& name) -> std::shared_ptr<const api::NodeView> {
-    if (name == "k-gone") return nullptr;  // not kept as a view: the JSON is asked
+    if (name == "k-2") return nullptr;  // not kept as a view: the JSON is asked
     return std::make_shared<const api::NodeView>(*api::ParseNodeView(KubeNode(name)));
   };
-  from_views.node_json = [&json_reads](const std::string&) {
+  from_views.node_json = [&json_reads](const std::string& name) {
     ++json_reads;
-    return std::string();
+    return KubeNode(name);
   };
   absl::StatusOr<RenderInputs> want = BuildRenderInputs(from_json, {});
   absl::StatusOr<RenderInputs> got = BuildRenderInputs(from_views, {});
