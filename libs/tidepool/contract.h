@@ -106,6 +106,10 @@ inline constexpr char kEpilogRunnerFile[] = "epilog";
 // until its daemons have stopped in order (login, slurmrestd, slurmctld, slurmdbd, the
 // accounting database), so none is killed while another still needs it.
 inline constexpr char kTeardownFinalizer[] = "tidepool.dev/teardown";
+// On each NodeSet: held while it is deleted until each of its pods went the protected way
+// (Slurm node drained, then deleted once idle), as a scale-in to zero; released at once
+// when its SlurmCluster is gone or being deleted (no Slurm left to drain in).
+inline constexpr char kDrainPodsFinalizer[] = "tidepool.dev/drain-pods";
 
 // ---------------------------------------------------------------------------------
 // Condition types.
@@ -184,6 +188,8 @@ inline constexpr char kUndrainedReason[] = "Undrained";
 inline constexpr char kFailedUndrainReason[] = "FailedUndrain";
 inline constexpr char kSuccessfulDeleteReason[] = "SuccessfulDelete";
 inline constexpr char kFailedDeleteReason[] = "FailedDelete";
+inline constexpr char kDrainingForDeletionReason[] = "DrainingForDeletion";
+inline constexpr char kDeletionReleasedReason[] = "DeletionReleased";
 // pod-scheduler (events on the pod; the first is also PodScheduled=False's reason).
 inline constexpr char kInvalidPlacementReason[] = "InvalidPlacement";
 inline constexpr char kJobSubmittedReason[] = "JobSubmitted";

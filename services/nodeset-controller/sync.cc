@@ -26,13 +26,44 @@ namespace {
 using k8s::EventType;
 using tidepool::v1::NodeSet;
 
+absl::Status EnsureDrainPodsFinalizer(k8s::Client& client, const k8s::CachedObject& node_set) {
+  absl::StatusOr<std::optional<std::string>> patch =
+      k8s::AddFinalizerPatch(node_set.json, api::kDrainPodsFinalizer);
+  if (!patch.ok()) return patch.status();
+  if (!patch->has_value()) return absl::OkStatus();
+  // Conditional on the cached resourceVersion: a stale cache is a conflict, retried.
+  return client.MergePatch(api::NodeSets(), node_set.meta.ns, node_set.meta.name, **patch).status();
+}
+
+absl::Status RemoveDrainPodsFinalizer(k8s::Client& client, const k8s::CachedObject& node_set) {
+  absl::StatusOr<std::optional<std::string>> patch =
+      k8s::RemoveFinalizerPatch(node_set.json, api::kDrainPodsFinalizer);
+  if (!patch.ok()) return patch.status();
+  if (!patch->has_value()) return absl::OkStatus();
+  absl::Status written =
+      client.MergePatch(api::NodeSets(), node_set.meta.ns, node_set.meta.name, **patch).status();
+  return absl::IsNotFound(written) ? absl::OkStatus() : written;
+}
+
 class NodeSetSync {
  public:
   NodeSetSync(const SyncContext& context, k8s::CachedObjectPtr cached, NodeSet node_set)
       : context_(context), cached_(std::move(cached)), node_set_(std::move(node_set)) {}
 
   absl::StatusOr<SyncResult> Run() {
+    if (deleting() && !ClusterPresent()) {
+      return ReleaseDeletion(absl::StrCat("SlurmCluster ", node_set_.spec().cluster_ref().name(),
+                                          " is gone or being deleted: no Slurm to drain in"));
+    }
     if (absl::Status s = Observe(); !s.ok()) return s;
+    if (deleting() && input_.pods.empty()) {
+      return ReleaseDeletion("every pod went the protected way (drained, deleted once idle)");
+    }
+    if (deleting()) {
+      Event(EventType::kNormal, api::kDrainingForDeletionReason, "Delete",
+            absl::StrCat("being deleted: ", input_.pods.size(),
+                         " pod(s) left, each deleted once its Slurm node is drained and idle"));
+    }
     plan_ = PlanNodeSet(input_);
     LabelNodes();
     const bool scripts_ready = ScriptsConfigMapsPresent();
@@ -55,12 +86,31 @@ class NodeSetSync {
  private:
   const std::string& ns() const { return cached_->meta.ns; }
   const std::string& name() const { return cached_->meta.name; }
+  bool deleting() const { return cached_->meta.deleting; }
+
+  // The NodeSet's SlurmCluster is in the cache and not being deleted.
+  bool ClusterPresent() const {
+    k8s::CachedObjectPtr cluster =
+        context_.informers.clusters->Get(ns(), node_set_.spec().cluster_ref().name());
+    return cluster != nullptr && !cluster->meta.deleting;
+  }
+
+  // Lets the API server finish deleting the NodeSet (the garbage collector takes any pods
+  // left).
+  absl::StatusOr<SyncResult> ReleaseDeletion(const std::string& why) {
+    if (absl::Status s = RemoveDrainPodsFinalizer(*context_.client, *cached_); !s.ok()) return s;
+    Event(EventType::kNormal, api::kDeletionReleasedReason, "Delete",
+          absl::StrCat("finalizer ", api::kDrainPodsFinalizer, " removed: ", why));
+    return SyncResult{};
+  }
 
   absl::Status Observe() {
     absl::StatusOr<std::string> hash = TemplateHash(cached_->json);
     if (!hash.ok()) return hash.status();
     input_.template_hash = *hash;
-    input_.replicas = node_set_.spec().has_replicas()
+    // Being deleted: a scale-in to zero, so each pod goes only once drained and idle.
+    input_.replicas = deleting() ? std::optional<int>(0)
+                      : node_set_.spec().has_replicas()
                           ? std::optional<int>(node_set_.spec().replicas())
                           : std::nullopt;
     input_.strategy = StrategyOf(node_set_);
@@ -363,9 +413,21 @@ class NodeSetSync {
 
 absl::StatusOr<SyncResult> SyncNodeSet(const SyncContext& context, const std::string& key) {
   k8s::CachedObjectPtr cached = context.informers.node_sets->Get(key);
-  // Gone: its pods go with it (ownerReferences; the garbage collector deletes them).
-  if (cached == nullptr || cached->meta.deleting) return SyncResult{};
+  if (cached == nullptr) return SyncResult{};
+  const bool held = k8s::HasFinalizer(cached->json, api::kDrainPodsFinalizer);
+  // Deleted without our finalizer (made before it existed, or already released): its pods
+  // go with it (ownerReferences; the garbage collector deletes them).
+  if (cached->meta.deleting && !held) return SyncResult{};
   absl::StatusOr<NodeSet> node_set = api::ParseNodeSet(cached->json);
+  if (node_set.ok() && !cached->meta.deleting && !held) {
+    if (absl::Status s = EnsureDrainPodsFinalizer(*context.client, *cached); !s.ok()) return s;
+  }
+  if (!node_set.ok() && cached->meta.deleting) {
+    // No plan without a spec: let it go (the garbage collector takes its pods).
+    common::LogWarn("nodeset_deleted_unreadable", {{"nodeset", key}, {"error", node_set.status()}});
+    if (absl::Status s = RemoveDrainPodsFinalizer(*context.client, *cached); !s.ok()) return s;
+    return SyncResult{};
+  }
   if (!node_set.ok()) {
     // Nothing to retry until the spec changes (which enqueues the key again).
     common::LogWarn("nodeset_invalid", {{"nodeset", key}, {"error", node_set.status()}});

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "nodes/kubectl_helpers.h"
 #include "support/ports.h"
 
@@ -86,7 +87,18 @@ ReleaseNamespaceOnExit::~ReleaseNamespaceOnExit() {
     TryKubectl(env, {"-n", ns, "patch", "slurmcluster", "research", "--type=merge", "-p",
                      R"({"metadata":{"finalizers":null}})"});
   }
-  TryKubectl(env, {"delete", "namespace", ns, "--wait=true", "--timeout=120s"});
+  TryKubectl(env, {"delete", "namespace", ns, "--wait=false"});
+  // Each NodeSet holds tidepool.dev/drain-pods until a nodeset-controller lets it go; with
+  // the test's controllers stopped, none would. Released once they are being deleted (a
+  // running controller would add it back to a NodeSet not being deleted).
+  const std::string node_sets =
+      TryKubectl(env, {"-n", ns, "get", "nodesets", "-o", "name"}).value_or("");
+  for (absl::string_view name : absl::StrSplit(node_sets, '\n', absl::SkipWhitespace())) {
+    TryKubectl(env, {"-n", ns, "patch", std::string(name), "--type=merge", "-p",
+                     R"({"metadata":{"finalizers":null}})"});
+  }
+  (void)Kubectl(env, {"wait", "--for=delete", "namespace/" + ns, "--timeout=120s"},
+                absl::Seconds(130));
 }
 
 void ForEachSlurmVersion(

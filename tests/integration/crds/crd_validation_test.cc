@@ -146,6 +146,7 @@ TEST_CASE("each service's role allows its job and refuses the rest") {
   CHECK(Can(*env, "nodeset-controller", "delete", "pods"));
   CHECK(Can(*env, "nodeset-controller", "update", "nodesets.tidepool.dev/status"));
   CHECK(Can(*env, "nodeset-controller", "patch", "nodes"));
+  CHECK(Can(*env, "nodeset-controller", "patch", "nodesets.tidepool.dev"));  // its finalizer
   CHECK_FALSE(Can(*env, "nodeset-controller", "update", "nodesets.tidepool.dev"));
   CHECK_FALSE(Can(*env, "nodeset-controller", "get", "secrets"));
   CHECK(Can(*env, "nodeset-controller", "get", "configmaps"));  // prolog/epilog scripts

@@ -14,8 +14,10 @@
 #include "grpcpp/create_channel.h"
 #include "harness.h"
 #include "k8s/object_json.h"
+#include "k8s/ownership.h"
 #include "support/http_get.h"
 #include "support/ports.h"
+#include "tidepool/resource_types.h"
 #include "tidepool/v1/syncer.grpc.pb.h"
 
 namespace tidepool::nodeset::testing {
@@ -266,6 +268,61 @@ TEST_CASE("scale-in drains, waits for the running job, deletes; scale-out clears
   CHECK(WaitUntil([&] { return !syncer.Node("n-03").drain(); }));
   CHECK(WaitUntil([&] { return !ns.EventNotes("Undrained").empty(); }));
   CHECK(WaitUntil([&] { return ns.StatusField("compute", "numberDrain") == 0; }));
+}
+
+TEST_CASE("a NodeSet deleted drains its nodes and goes once each pod was deleted idle") {
+  absl::StatusOr<SlurmEnv> slurm = tidepool::testing::Slurm();
+  INFO(slurm.status().ToString());
+  REQUIRE(slurm.ok());
+  Syncer syncer(*slurm);
+  syncer.ClearOurDrains();
+  uint32_t job_id = 0;
+  absl::Cleanup leave_slurm_as_found = [&] {
+    if (job_id != 0) syncer.Cancel(job_id);
+    syncer.ClearOurDrains();
+  };
+  TestNamespace ns;
+  for (const char* suffix : {"a", "b", "c"}) ns.CreateNode(suffix);
+  Controller controller(ns, syncer.address());
+  ns.CreateNodeSet("compute", "n", std::nullopt);
+  REQUIRE(WaitUntil([&] { return ns.PodNames() == kSlurmNodes; }));
+  ns.MarkAllReady();
+  REQUIRE(WaitUntil([&] { return ns.StatusField("compute", "slurmIdle") == 3; }));
+  REQUIRE(WaitUntil(
+      [&] { return k8s::HasFinalizer(ns.NodeSet("compute"), "tidepool.dev/drain-pods"); }));
+
+  job_id = syncer.SubmitOnAll("sleep 15");
+  REQUIRE(WaitUntil([&] { return Running(syncer.Job(job_id)); }));
+  const absl::Status deleting = ns.client().Delete(api::NodeSets(), ns.name(), "compute").status();
+  INFO(deleting.ToString());
+  REQUIRE(deleting.ok());
+
+  // Each node is drained; no pod goes while the job runs; all go once it ended.
+  CHECK(WaitUntil([&] {
+    return std::all_of(kSlurmNodes.begin(), kSlurmNodes.end(), [&](const std::string& node) {
+      return syncer.Node(node).reason() == "k8s: scale-in";
+    });
+  }));
+  bool kept_while_running = true;
+  const bool deleted = WaitUntil(
+      [&] {
+        const bool running = Running(syncer.Job(job_id));
+        for (const std::string& name : kSlurmNodes) {
+          const std::optional<std::string> pod = ns.Pod(name);
+          if (running && (!pod.has_value() || Terminating(pod))) kept_while_running = false;
+        }
+        return ns.PodNames().empty();
+      },
+      absl::Seconds(90));
+  INFO(controller.Output());
+  REQUIRE(deleted);
+  CHECK(kept_while_running);
+  CHECK(syncer.Job(job_id).finished());
+  CHECK(WaitUntil([&] {
+    return absl::IsNotFound(ns.client().Get(api::NodeSets(), ns.name(), "compute").status());
+  }));
+  CHECK(WaitUntil([&] { return !ns.EventNotes("DeletionReleased").empty(); }));
+  CHECK_FALSE(ns.EventNotes("DrainingForDeletion").empty());
 }
 
 }  // namespace
