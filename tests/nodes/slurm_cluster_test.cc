@@ -206,6 +206,37 @@ TEST_CASE("a SlurmCluster and a NodeSet applied become a Slurm cluster of pods t
     INFO("slurmd's cached slurm.conf:\n" << cached);
     CHECK(slurmd_has_it);
 
+    // A node a person set DOWN stays DOWN when its slurmd registers again (here slurmd
+    // restarted; every reconfigure restarts slurmctld, which asks each node to register).
+    const auto node_line = [&](absl::string_view key) {
+      const std::string shown =
+          InController(env, ns, {"scontrol", "show", "node", "cpu-02"}).value_or("");
+      for (absl::string_view field : absl::StrSplit(shown, absl::ByAnyChar(" \n"))) {
+        if (absl::StartsWith(field, key)) return std::string(field);
+      }
+      return std::string();
+    };
+    REQUIRE(InController(
+                env, ns,
+                {"scontrol", "update", "nodename=cpu-02", "state=down", "reason=bad_GPU_ticket_7"})
+                .has_value());
+    const std::string started_before = node_line("SlurmdStartTime=");
+    REQUIRE(!started_before.empty());
+    TryKubectl(env, {"-n", ns, "exec", "cpu-02", "-c", "slurmd", "--", "sh", "-c", "kill 1"});
+    const bool registered_again = PollUntil(
+                                      [&] {
+                                        const std::string started = node_line("SlurmdStartTime=");
+                                        return !started.empty() && started != started_before &&
+                                               !absl::StrContains(node_line("State="), "*");
+                                      },
+                                      absl::Seconds(120), absl::Seconds(2))
+                                      .has_value();
+    INFO(InController(env, ns, {"scontrol", "show", "node", "cpu-02"}).value_or(""));
+    REQUIRE(registered_again);
+    CHECK(absl::StartsWith(node_line("State="), "State=DOWN"));
+    CHECK(node_line("Reason=") == "Reason=bad_GPU_ticket_7");
+    InController(env, ns, {"scontrol", "update", "nodename=cpu-02", "state=resume"});
+
     MustKubectl(env, {"delete", "namespace", ns, "--wait=true", "--timeout=120s"},
                 absl::Seconds(130));
   }

@@ -29,8 +29,8 @@ struct NodeConfig {
   int cpus = 0;  // 0: omitted, slurmd reports it
   int64_t real_memory_mib = 0;
   std::vector<std::string> features;
-  std::string gres;  // e.g. "gpu:h100:8"; empty: none
-  int weight = 0;    // 0: omitted
+  std::string gres;                          // e.g. "gpu:h100:8"; empty: none
+  int weight = 0;                            // 0: omitted
   std::map<std::string, std::string> extra;  // extra key=value on the line
   std::string state = "UNKNOWN";
 };
@@ -63,7 +63,11 @@ struct SlurmConf {
   std::string topology_plugin;  // "", "topology/tree" or "topology/block"
   std::vector<std::string> gres_types;
   std::vector<std::string> slurmctld_parameters;
-  int return_to_service = 2;
+  // 1: a node DOWN only for not responding returns when its slurmd registers. With 2, any
+  // DOWN node would, including one a person set DOWN (a bad GPU), at the next slurmd
+  // restart or slurmctld restart (every reconfigure restarts slurmctld, which asks all
+  // nodes to register again). spec.slurmConfig may still set 2.
+  int return_to_service = 1;
   int max_node_count = 0;  // 0: omitted
   AccountingConfig accounting;
   std::string prolog;  // path or glob; "" omitted
@@ -102,7 +106,7 @@ struct TopologyBlock {
 };
 
 struct TopologyConf {
-  std::vector<TreeSwitch> switches;  // topology/tree
+  std::vector<TreeSwitch> switches;   // topology/tree
   std::vector<TopologyBlock> blocks;  // topology/block
   std::vector<int> block_sizes;
 };
