@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "slurm/conf/time_limit.h"
 #include "slurm/conf/user_settings.h"
 #include "tidepool/gres.h"
 #include "topology.h"
@@ -88,6 +89,10 @@ absl::Status ValidatePartitions(absl::string_view object, const SlurmClusterSpec
     if (!names.insert(partition.name()).second) {
       return Field(object, field + ".name",
                    absl::StrCat("\"", partition.name(), "\" is listed twice"));
+    }
+    if (!partition.max_time().empty()) {
+      absl::StatusOr<int64_t> max_time = slurm::ParseTimeLimit(partition.max_time());
+      if (!max_time.ok()) return Field(object, field + ".maxTime", max_time.status().message());
     }
     if (partition.default_()) ++defaults;
     for (const std::string& node_set : partition.node_sets()) {

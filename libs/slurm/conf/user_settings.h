@@ -12,13 +12,15 @@
 namespace tidepool::slurm {
 
 // Checks the user's slurm.conf settings (SlurmCluster spec.slurmConfig). A key that
-// Tidepool owns (ClusterName, SlurmctldHost, NodeName, …) or a malformed key or value is
-// an InvalidArgument error that names the key. Keys Tidepool only defaults (ProctrackType,
+// Tidepool owns (ClusterName, SlurmctldHost, NodeName, …), a key Slurm does not know (with
+// the nearest one it does: "did you mean …?"), or a malformed key or value is an
+// InvalidArgument error that names the key. Keys Tidepool only defaults (ProctrackType,
 // SchedulerParameters, …) may be set: the user's value replaces Tidepool's.
 absl::Status ValidateUserSettings(const std::map<std::string, std::string>& settings);
 
-// Checks extraConfig: blank lines, comments, and lines of Key=Value tokens whose first key
-// is not owned by Tidepool. Errors name the line number and the key.
+// Checks extraConfig: blank lines, comments, and lines of one Key=Value each whose key
+// Slurm knows and Tidepool does not own; no control characters. Errors name the line
+// number and the key.
 absl::Status ValidateExtraConfig(absl::string_view text);
 
 // Checks extra key=value pairs for a NodeName line (`line_kind` "NodeName") or a

@@ -152,6 +152,18 @@ TEST_CASE("Render refuses bad input with a message that names the field") {
       {"GRES",
        [](auto& r) { r.mutable_node_sets(1)->mutable_spec()->mutable_slurm()->set_gres("gpu:8x"); },
        "NodeSet hpc/h200: spec.slurm.gres: \"gpu:8x\" is not name:type:count"},
+      {"unknown slurm.conf key",
+       [](auto& r) {
+         (*r.mutable_cluster()->mutable_spec()->mutable_slurm_config())["DefMemPerCpus"] = "1";
+       },
+       "SlurmCluster hpc/research: spec.slurmConfig: DefMemPerCpus is not a key Slurm knows (did "
+       "you mean DefMemPerCPU?)"},
+      {"partition maxTime",
+       [](auto& r) {
+         r.mutable_cluster()->mutable_spec()->mutable_partitions(0)->set_max_time("1-24:00");
+       },
+       "SlurmCluster hpc/research: spec.partitions[0].maxTime: \"1-24:00\" is not a Slurm time "
+       "limit"},
       {"controller replicas",
        [](auto& r) { r.mutable_cluster()->mutable_spec()->mutable_controller()->set_replicas(3); },
        "SlurmCluster hpc/research: spec.controller.replicas: 3 is not 1 or 2"},

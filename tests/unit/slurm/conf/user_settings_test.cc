@@ -44,12 +44,47 @@ TEST_CASE("ValidateExtraConfig refuses NodeSet lines, which belong to Tidepool")
 }
 
 TEST_CASE("ValidateExtraConfig names the line and key it refuses") {
-  CHECK(MessageOf(ValidateExtraConfig("A=1\nPartitionName=x Nodes=ALL\n")) ==
+  CHECK(MessageOf(ValidateExtraConfig("MessageTimeout=30\nPartitionName=x Nodes=ALL\n")) ==
         "extraConfig line 2: PartitionName is set by Tidepool and cannot be overridden");
   CHECK(MessageOf(ValidateExtraConfig("JustAWord\n")) ==
         "extraConfig line 1: \"JustAWord\" is not Key=Value");
-  CHECK(MessageOf(ValidateExtraConfig("A=1 \\\n")) ==
+  CHECK(MessageOf(ValidateExtraConfig("MessageTimeout=30 \\\n")) ==
         "extraConfig line 1: line continuations ('\\') are not supported");
+}
+
+// slurmctld does not start on a key it does not know.
+TEST_CASE("keys Slurm does not know are refused with the one meant") {
+  CHECK(MessageOf(ValidateUserSettings({{"SchedulerParamters", "bf_continue"}})) ==
+        "slurmConfig: SchedulerParamters is not a key Slurm knows (did you mean "
+        "SchedulerParameters?)");
+  CHECK(MessageOf(ValidateUserSettings({{"Frobnicate", "1"}})) ==
+        "slurmConfig: Frobnicate is not a key Slurm knows");
+  // Slurm reads keys case-insensitively.
+  CHECK(ValidateUserSettings({{"defmempercpu", "4096"}}).ok());
+  CHECK(MessageOf(ValidateExtraConfig("MesageTimeout=30\n")) ==
+        "extraConfig line 1: MesageTimeout is not a key Slurm knows (did you mean "
+        "MessageTimeout?)");
+  CHECK(MessageOf(ValidateLineSettings("NodeName", {{"CoresPerSokcet", "32"}})) ==
+        "extra NodeName settings: CoresPerSokcet is not a key Slurm knows (did you mean "
+        "CoresPerSocket?)");
+  CHECK(MessageOf(ValidateLineSettings("PartitionName", {{"OverSubscrbe", "NO"}})) ==
+        "extra PartitionName settings: OverSubscrbe is not a key Slurm knows (did you mean "
+        "OverSubscribe?)");
+  CHECK_FALSE(ValidateUserSettings({{std::string(65, 'A'), "1"}}).ok());
+}
+
+TEST_CASE("extraConfig takes one Key=Value per line and no control characters") {
+  CHECK(MessageOf(ValidateExtraConfig("MessageTimeout=30 SchedulerParameters=bf_continue\n")) ==
+        "extraConfig line 1: one Key=Value per line (MessageTimeout is followed by "
+        "\"SchedulerParameters=bf_continue\")");
+  CHECK(MessageOf(ValidateExtraConfig("# ok\nMessageTimeout=3\x1b[0m\n")) ==
+        "extraConfig line 2: control character 27 (only text is allowed)");
+  CHECK(MessageOf(ValidateExtraConfig("# a comment \x07 too\n")) ==
+        "extraConfig line 1: control character 7 (only text is allowed)");
+  CHECK(MessageOf(ValidateExtraConfig("MessageTimeout=3#0\n")) ==
+        "extraConfig line 1: the value of MessageTimeout contains whitespace, '#' or a control "
+        "character");
+  CHECK(ValidateExtraConfig("MessageTimeout=30\r\n\tTCPTimeout=5\n").ok());
 }
 
 TEST_CASE("ValidateLineSettings refuses keys Tidepool writes on that line") {
