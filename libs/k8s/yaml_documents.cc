@@ -1,8 +1,10 @@
 #include "k8s/yaml_documents.h"
 
-#include <regex>
+#include <cmath>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
@@ -13,6 +15,49 @@ namespace {
 
 using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
+// YAML 1.2 core schema numbers, matched in one pass (no regex engine: a scalar is user
+// input of any length).
+absl::string_view WithoutSign(absl::string_view text) {
+  if (!text.empty() && (text[0] == '-' || text[0] == '+')) text.remove_prefix(1);
+  return text;
+}
+
+size_t Digits(absl::string_view text, size_t from) {
+  size_t at = from;
+  while (at < text.size() && absl::ascii_isdigit(text[at])) ++at;
+  return at - from;
+}
+
+// [-+]?(0|[1-9][0-9]*)
+bool IsYamlInteger(absl::string_view text) {
+  text = WithoutSign(text);
+  if (text.empty()) return false;
+  if (text[0] == '0') return text.size() == 1;
+  return Digits(text, 0) == text.size();
+}
+
+// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+bool IsYamlFloat(absl::string_view text) {
+  text = WithoutSign(text);
+  size_t at = Digits(text, 0);
+  const size_t whole = at;
+  if (at < text.size() && text[at] == '.') {
+    const size_t fraction = Digits(text, at + 1);
+    if (whole == 0 && fraction == 0) return false;
+    at += 1 + fraction;
+  } else if (whole == 0) {
+    return false;
+  }
+  if (at < text.size() && (text[at] == 'e' || text[at] == 'E')) {
+    ++at;
+    if (at < text.size() && (text[at] == '-' || text[at] == '+')) ++at;
+    const size_t exponent = Digits(text, at);
+    if (exponent == 0) return false;
+    at += exponent;
+  }
+  return at == text.size();
+}
+
 void WriteScalar(const YAML::Node& node, JsonWriter& writer) {
   const std::string& value = node.Scalar();
   // A quoted scalar has the tag "!": it is a string whatever it looks like.
@@ -20,18 +65,18 @@ void WriteScalar(const YAML::Node& node, JsonWriter& writer) {
     writer.String(value.c_str(), static_cast<rapidjson::SizeType>(value.size()));
     return;
   }
-  static const std::regex kInteger("[-+]?(0|[1-9][0-9]*)");
-  static const std::regex kFloat("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
   if (value == "true" || value == "True" || value == "TRUE") {
     writer.Bool(true);
   } else if (value == "false" || value == "False" || value == "FALSE") {
     writer.Bool(false);
   } else if (value == "null" || value == "~" || value.empty()) {
     writer.Null();
-  } else if (std::regex_match(value, kInteger) && value.size() < 19) {
-    writer.Int64(std::stoll(value));
-  } else if (std::regex_match(value, kFloat)) {
-    writer.RawValue(value.c_str(), value.size(), rapidjson::kNumberType);
+  } else if (int64_t integer = 0; IsYamlInteger(value) && absl::SimpleAtoi(value, &integer)) {
+    writer.Int64(integer);
+  } else if (double number = 0;
+             IsYamlFloat(value) && absl::SimpleAtod(value, &number) && std::isfinite(number)) {
+    // Written as JSON spells numbers (YAML's "+1.", ".5" and "1e400" are not JSON).
+    writer.Double(number);
   } else {
     writer.String(value.c_str(), static_cast<rapidjson::SizeType>(value.size()));
   }

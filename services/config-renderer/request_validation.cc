@@ -1,7 +1,7 @@
 #include "request_validation.h"
 
+#include <algorithm>
 #include <map>
-#include <regex>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -19,15 +19,25 @@ using tidepool::v1::NodeSet;
 using tidepool::v1::RenderRequest;
 using tidepool::v1::SlurmClusterSpec;
 
-// Compiled once, not per NodeSet and feature.
-const std::regex& NamePrefixPattern() {
-  static const std::regex pattern("[a-z]([a-z0-9-]{0,40}[a-z0-9])?");
-  return pattern;
+// Matched in one pass, never by a regex engine: these are user input of any length.
+
+// A lower-case DNS label of at most 42 characters: [a-z]([a-z0-9-]{0,40}[a-z0-9])?
+bool IsNamePrefix(absl::string_view text) {
+  constexpr size_t kLongest = 42;
+  if (text.empty() || text.size() > kLongest || !absl::ascii_islower(text.front()) ||
+      text.back() == '-') {
+    return false;
+  }
+  return std::all_of(text.begin(), text.end(), [](char c) {
+    return absl::ascii_islower(c) || absl::ascii_isdigit(c) || c == '-';
+  });
 }
 
-const std::regex& FeaturePattern() {
-  static const std::regex pattern("[A-Za-z0-9_.-]+");
-  return pattern;
+// [A-Za-z0-9_.-]+
+bool IsFeature(absl::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return absl::ascii_isalnum(c) || c == '_' || c == '.' || c == '-';
+  });
 }
 
 // Slurm names of clusters, partitions and nodes: a letter, then letters, digits, '_' or '-'.
@@ -118,7 +128,7 @@ absl::Status ValidateNodeSet(const NodeSet& node_set, const std::string& cluster
                  absl::StrCat("\"", spec.cluster_ref().name(), "\" is not this cluster (\"",
                               cluster, "\")"));
   }
-  if (!spec.name_prefix().empty() && !std::regex_match(spec.name_prefix(), NamePrefixPattern())) {
+  if (!spec.name_prefix().empty() && !IsNamePrefix(spec.name_prefix())) {
     return Field(object, "spec.namePrefix",
                  absl::StrCat("\"", spec.name_prefix(),
                               "\" is not a lower-case DNS label of at most 42 characters"));
@@ -135,7 +145,7 @@ absl::Status ValidateNodeSet(const NodeSet& node_set, const std::string& cluster
     return Field(object, "spec.slurm.reservedMemoryMiB", "must not be negative");
   if (slurm.weight() < 0) return Field(object, "spec.slurm.weight", "must not be negative");
   for (int i = 0; i < slurm.features_size(); ++i) {
-    if (!std::regex_match(slurm.features(i), FeaturePattern())) {
+    if (!IsFeature(slurm.features(i))) {
       return Field(object, absl::StrCat("spec.slurm.features[", i, "]"),
                    absl::StrCat("\"", slurm.features(i), "\" may use only letters, digits, _ . -"));
     }

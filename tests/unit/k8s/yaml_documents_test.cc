@@ -1,6 +1,7 @@
 #include "k8s/yaml_documents.h"
 
 #include <catch2/catch_test_macros.hpp>
+#include <string>
 
 namespace tidepool::k8s {
 namespace {
@@ -14,6 +15,23 @@ TEST_CASE("ObjectsAsJson keeps YAML scalar types and quoted strings") {
   CHECK((*objects)[0] ==
         R"({"kind":"A","metadata":{"name":"x"},"spec":{"count":8,"ratio":0.5,"quoted":"8",)"
         R"("flag":true,"empty":null,"words":["a","b"]}})");
+}
+
+TEST_CASE("ObjectsAsJson writes YAML numbers as valid JSON, and long scalars without a regex") {
+  auto objects = ObjectsAsJson(
+      "a: +5\nb: .5\nc: 5.\nd: -1e3\ne: 0123\nf: 1e400\ng: 99999999999999999999\n"
+      "h: 1e\ni: +\n");
+  INFO(objects.status().ToString());
+  REQUIRE(objects.ok());
+  CHECK(
+      (*objects)[0] ==
+      R"({"a":5,"b":0.5,"c":5.0,"d":-1000.0,"e":123.0,"f":"1e400","g":100000000000000000000.0,"h":"1e",)"
+      R"("i":"+"})");
+  // A scalar of a million characters is read in one pass (std::regex recursed per character
+  // and could exhaust the stack).
+  auto long_scalar = ObjectsAsJson("a: " + std::string(1'000'000, '7') + "x\n");
+  REQUIRE(long_scalar.ok());
+  CHECK((*long_scalar)[0].size() == 1'000'000 + 9);
 }
 
 TEST_CASE("ObjectsAsJson splits documents and unpacks lists") {
