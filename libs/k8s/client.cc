@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/bounded_json.h"
 #include "k8s/errors.h"
 #include "rapidjson/document.h"
 #include "rapidjson/stringbuffer.h"
@@ -44,7 +45,7 @@ Params WriteParams(const WriteOptions& options) {
 
 absl::StatusOr<ListResult> ParseList(absl::string_view json) {
   rapidjson::Document doc;
-  doc.Parse(json.data(), json.size());
+  common::ParseBoundedJson(doc, json);
   if (doc.HasParseError() || !doc.IsObject()) {
     return absl::InternalError("list response is not a JSON object");
   }
@@ -85,7 +86,7 @@ absl::StatusOr<ListResult> ParseList(absl::string_view json) {
 
 absl::StatusOr<Scale> ParseScale(absl::string_view json) {
   rapidjson::Document doc;
-  doc.Parse(json.data(), json.size());
+  common::ParseBoundedJson(doc, json);
   if (doc.HasParseError() || !doc.IsObject()) {
     return absl::InternalError("Scale response is not a JSON object");
   }

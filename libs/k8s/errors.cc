@@ -5,6 +5,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/bounded_json.h"
 #include "rapidjson/document.h"
 
 namespace tidepool::k8s {
@@ -140,7 +141,7 @@ absl::Status StatusFromResponse(long http_status, absl::string_view body,
                                 absl::string_view context) {
   if (http_status >= 200 && http_status < 300) return absl::OkStatus();
   rapidjson::Document doc;
-  doc.Parse(body.data(), body.size());
+  common::ParseBoundedJson(doc, body);
   if (!doc.HasParseError() && doc.IsObject() && Str(doc, "kind") == "Status") {
     return FromStatusDocument(doc, http_status);
   }
@@ -157,7 +158,7 @@ absl::Status StatusFromResponse(long http_status, absl::string_view body,
 
 absl::Status StatusFromStatusObject(absl::string_view json) {
   rapidjson::Document doc;
-  doc.Parse(json.data(), json.size());
+  common::ParseBoundedJson(doc, json);
   if (doc.HasParseError() || !doc.IsObject()) {
     return absl::UnknownError(absl::StrCat("unparseable Status object: ", json.substr(0, 200)));
   }

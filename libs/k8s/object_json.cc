@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/bounded_json.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
 
@@ -11,7 +12,7 @@ namespace tidepool::k8s {
 absl::StatusOr<rapidjson::Document> ParseJsonObject(absl::string_view json,
                                                     absl::string_view what) {
   rapidjson::Document doc;
-  doc.Parse(json.data(), json.size());
+  common::ParseBoundedJson(doc, json);
   if (doc.HasParseError() || !doc.IsObject()) {
     return absl::InvalidArgumentError(absl::StrCat(what, " is not a JSON object"));
   }

@@ -3,6 +3,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/bounded_json.h"
 #include "rapidjson/document.h"
 
 namespace tidepool::k8s {
@@ -143,7 +144,7 @@ ObjectMeta MetaFromValue(const rapidjson::Value& object) {
 
 absl::StatusOr<ObjectMeta> ParseObjectMeta(absl::string_view json) {
   rapidjson::Document doc;
-  doc.Parse(json.data(), json.size());
+  common::ParseBoundedJson(doc, json);
   if (doc.HasParseError() || !doc.IsObject()) {
     return absl::InvalidArgumentError("object is not a JSON object");
   }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/bounded_json.h"
 #include "k8s/errors.h"
 #include "k8s/watch.h"
 #include "rapidjson/document.h"
@@ -46,7 +47,7 @@ absl::string_view WatchEventTypeName(WatchEventType type) {
 
 absl::StatusOr<WatchEvent> ParseWatchEvent(absl::string_view line) {
   rapidjson::Document doc;
-  doc.Parse(line.data(), line.size());
+  common::ParseBoundedJson(doc, line);
   if (doc.HasParseError() || !doc.IsObject()) {
     return absl::InvalidArgumentError(
         absl::StrCat("watch event is not a JSON object: ", line.substr(0, 200)));

@@ -82,8 +82,31 @@ void WriteScalar(const YAML::Node& node, JsonWriter& writer) {
   }
 }
 
-absl::Status WriteNode(const YAML::Node& node, JsonWriter& writer, int depth) {
+// What one object may expand to. YAML aliases repeat a node wherever they appear, so a
+// few lines of anchors and aliases can stand for billions of values ("billion laughs").
+struct Expansion {
+  static constexpr int64_t kMaxValues = 1'000'000;
+  static constexpr int64_t kMaxScalarBytes = int64_t{64} << 20;
+  int64_t values = 0;
+  int64_t scalar_bytes = 0;
+};
+
+absl::Status Count(const YAML::Node& node, Expansion& expansion) {
+  ++expansion.values;
+  if (node.IsScalar()) expansion.scalar_bytes += static_cast<int64_t>(node.Scalar().size());
+  if (expansion.values > Expansion::kMaxValues ||
+      expansion.scalar_bytes > Expansion::kMaxScalarBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("YAML expands to more than ", Expansion::kMaxValues, " values or ",
+                     Expansion::kMaxScalarBytes >> 20, " MiB of text (aliases repeated?)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WriteNode(const YAML::Node& node, JsonWriter& writer, int depth,
+                       Expansion& expansion) {
   if (depth > 64) return absl::InvalidArgumentError("YAML nested more than 64 levels deep");
+  if (absl::Status counted = Count(node, expansion); !counted.ok()) return counted;
   switch (node.Type()) {
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined:
@@ -95,7 +118,7 @@ absl::Status WriteNode(const YAML::Node& node, JsonWriter& writer, int depth) {
     case YAML::NodeType::Sequence:
       writer.StartArray();
       for (const YAML::Node& item : node) {
-        absl::Status status = WriteNode(item, writer, depth + 1);
+        absl::Status status = WriteNode(item, writer, depth + 1, expansion);
         if (!status.ok()) return status;
       }
       writer.EndArray();
@@ -107,7 +130,7 @@ absl::Status WriteNode(const YAML::Node& node, JsonWriter& writer, int depth) {
           return absl::InvalidArgumentError("YAML map key is not a scalar");
         const std::string& key = entry.first.Scalar();
         writer.Key(key.c_str(), static_cast<rapidjson::SizeType>(key.size()));
-        absl::Status status = WriteNode(entry.second, writer, depth + 1);
+        absl::Status status = WriteNode(entry.second, writer, depth + 1, expansion);
         if (!status.ok()) return status;
       }
       writer.EndObject();
@@ -119,7 +142,8 @@ absl::Status WriteNode(const YAML::Node& node, JsonWriter& writer, int depth) {
 absl::StatusOr<std::string> ToJson(const YAML::Node& node) {
   rapidjson::StringBuffer buffer;
   JsonWriter writer(buffer);
-  absl::Status status = WriteNode(node, writer, 0);
+  Expansion expansion;
+  absl::Status status = WriteNode(node, writer, 0, expansion);
   if (!status.ok()) return status;
   return std::string(buffer.GetString(), buffer.GetSize());
 }

@@ -1,6 +1,7 @@
 #include "tidepool/resources.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/bounded_json.h"
 #include "google/protobuf/util/json_util.h"
 #include "rapidjson/document.h"
 #include "rapidjson/error/en.h"
@@ -12,7 +13,7 @@ namespace {
 
 absl::StatusOr<rapidjson::Document> ParseJson(absl::string_view json) {
   rapidjson::Document document;
-  document.Parse(json.data(), json.size());
+  common::ParseBoundedJson(document, json);
   if (document.HasParseError()) {
     return absl::InvalidArgumentError(
         absl::StrCat("JSON at offset ", document.GetErrorOffset(), ": ",

@@ -15,6 +15,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/bounded_json.h"
 #include "rapidjson/document.h"
 #include "slurm/rest/read_file.h"
 
@@ -192,7 +193,7 @@ absl::StatusOr<std::string> JwtSlurmUser(absl::string_view token) {
     return absl::InvalidArgumentError("not a JWT (header.claims.signature)");
   }
   rapidjson::Document doc;
-  doc.Parse(claims.data(), claims.size());
+  common::ParseBoundedJson(doc, claims);
   if (doc.HasParseError() || !doc.IsObject()) {
     return absl::InvalidArgumentError("the JWT's claims are not a JSON object");
   }

@@ -584,9 +584,11 @@ absl::StatusOr<NodeList> ParseNodesReply(std::string&& body, const CallContext& 
     buffer.reserve(buffer.size() + kSimdPadding);
   }
   rapidjson::InsituStringStream stream(buffer.data());
+  // Iterative: the default parser recurses per nesting level, and a reply nested deeply
+  // enough would exhaust the stack.
   const rapidjson::ParseResult result =
-      reader.Parse<rapidjson::kParseInsituFlag | rapidjson::kParseStopWhenDoneFlag>(stream,
-                                                                                    handler);
+      reader.Parse<rapidjson::kParseInsituFlag | rapidjson::kParseStopWhenDoneFlag |
+                   rapidjson::kParseIterativeFlag>(stream, handler);
   if (!result) {
     if (!handler.error().empty()) return MalformedReply(call, handler.error());
     if (!handler.errors().empty()) return SlurmErrorStatus(call, handler.errors());

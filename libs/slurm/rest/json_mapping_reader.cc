@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "common/bounded_json.h"
 #include "slurm/rest/json_mapping.h"
 
 namespace tidepool::slurm::rest {
@@ -49,6 +50,10 @@ bool NumberToInt(const Value& v, int64_t* out) {
 
 absl::Status ParseDocument(absl::string_view body, const CallContext& call,
                            rapidjson::Document* doc) {
+  if (!common::JsonDepthWithin(body)) {
+    return MalformedReply(
+        call, absl::StrCat("JSON nested deeper than ", common::kMaxJsonDepth, " levels"));
+  }
   doc->Parse(body.data(), body.size());
   if (doc->HasParseError()) {
     return MalformedReply(
@@ -100,7 +105,7 @@ absl::Status Mapped(const CallContext& call, const absl::Status& status) {
 
 std::vector<SlurmError> ErrorsInBody(absl::string_view body) {
   rapidjson::Document doc;
-  doc.Parse(body.data(), body.size());
+  common::ParseBoundedJson(doc, body);
   if (doc.HasParseError()) return {};
   return json_internal::ReadErrors(doc);
 }

@@ -2,6 +2,7 @@
 
 #include <catch2/catch_test_macros.hpp>
 #include <string>
+#include <vector>
 
 namespace tidepool::k8s {
 namespace {
@@ -32,6 +33,24 @@ TEST_CASE("ObjectsAsJson writes YAML numbers as valid JSON, and long scalars wit
   auto long_scalar = ObjectsAsJson("a: " + std::string(1'000'000, '7') + "x\n");
   REQUIRE(long_scalar.ok());
   CHECK((*long_scalar)[0].size() == 1'000'000 + 9);
+}
+
+TEST_CASE("ObjectsAsJson refuses aliases that expand past a bound (billion laughs)") {
+  // Ten levels of ten aliases each stand for 10^10 strings.
+  std::string yaml = "kind: A\nl0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+  for (int level = 1; level <= 9; ++level) {
+    const std::string previous = "*l" + std::to_string(level - 1);
+    yaml += "l" + std::to_string(level) + ": &l" + std::to_string(level) + " [";
+    for (int i = 0; i < 10; ++i) yaml += (i == 0 ? "" : ", ") + previous;
+    yaml += "]\n";
+  }
+  absl::StatusOr<std::vector<std::string>> objects = ObjectsAsJson(yaml);
+  REQUIRE_FALSE(objects.ok());
+  CHECK(objects.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(objects.status().message().find("aliases") != std::string::npos);
+  // A few aliases are fine.
+  CHECK(ObjectsAsJson("kind: A\na: &x {b: 1}\nc: *x\n").value()[0] ==
+        R"({"kind":"A","a":{"b":1},"c":{"b":1}})");
 }
 
 TEST_CASE("ObjectsAsJson splits documents and unpacks lists") {

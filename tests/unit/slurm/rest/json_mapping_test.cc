@@ -189,6 +189,15 @@ TEST_CASE("malformed or unexpected JSON is an error with a path, never a crash")
     CHECK(absl::StrContains(list.status().message(), c.expect));
   }
 
+  // Nested past any real reply (two million '[' exhausted the recursive parser's stack):
+  // an error, not a crash, for the streamed and the document-based mappings.
+  const std::string deep = R"({"nodes":)" + std::string(2'000'000, '[');
+  CHECK(absl::IsInternal(ParseNodesReply(deep, call).status()));
+  CHECK(absl::StrContains(
+      ParseJobsReply(R"({"jobs":)" + std::string(2'000'000, '['), call).status().message(),
+      "nested deeper than 512 levels"));
+  CHECK(ErrorsInBody(std::string(2'000'000, '{')).empty());
+
   // The document-based mappings too.
   CHECK(absl::StrContains(ParseJobsReply(R"({"jobs":{}})", call).status().message(),
                           "jobs: expected an array, got an object"));
