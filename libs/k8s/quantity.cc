@@ -65,10 +65,21 @@ absl::StatusOr<std::pair<absl::string_view, Suffix>> SplitSuffix(absl::string_vi
   return Invalid(quantity, absl::StrCat("unknown suffix \"", suffix, "\""));
 }
 
-int128 Power(int base, int exponent) {
-  int128 result = 1;
-  for (int i = 0; i < exponent; ++i) result *= base;
-  return result;
+// Products stay below 2^125: a step that would pass it makes the quantity out of range
+// (legitimate quantities are int64; 30 digits times 10^30 would wrap an int128).
+constexpr int128 kProductCap = static_cast<int128>(1) << 125;
+
+bool MultiplyChecked(int128& value, int128 factor) {
+  if (factor != 0 && value > kProductCap / factor) return false;
+  value *= factor;
+  return true;
+}
+
+bool MultiplyByPower(int128& value, int base, int exponent) {
+  for (int i = 0; i < exponent; ++i) {
+    if (!MultiplyChecked(value, base)) return false;
+  }
+  return true;
 }
 
 // value = mantissa * 10^-fraction_digits * base^exponent * scale, rounded up.
@@ -86,15 +97,20 @@ absl::StatusOr<int64_t> Scaled(absl::string_view quantity, int64_t scale) {
       whole.size() + fraction.size() > 30) {
     return Invalid(quantity, "expected a number such as 64, 0.5 or 512Gi");
   }
+  for (char c : absl::StrCat(whole, fraction)) {
+    if (!absl::ascii_isdigit(c)) return Invalid(quantity, "expected a number such as 64 or 0.5");
+  }
   int128 numerator = 0;
   for (char c : absl::StrCat(whole, fraction)) numerator = numerator * 10 + (c - '0');
-  int128 denominator = Power(10, static_cast<int>(fraction.size()));
-  numerator *= scale;
-  if (suffix.exponent >= 0) {
-    numerator *= Power(suffix.base, suffix.exponent);
-  } else {
-    denominator *= Power(suffix.base, -suffix.exponent);
+  int128 denominator = 1;
+  bool in_range = MultiplyByPower(denominator, 10, static_cast<int>(fraction.size())) &&
+                  MultiplyChecked(numerator, scale);
+  if (in_range && suffix.exponent >= 0) {
+    in_range = MultiplyByPower(numerator, suffix.base, suffix.exponent);
+  } else if (in_range) {
+    in_range = MultiplyByPower(denominator, suffix.base, -suffix.exponent);
   }
+  if (!in_range) return Invalid(quantity, "out of range");
   int128 value = (numerator + denominator - 1) / denominator;
   if (value > kLimit) return Invalid(quantity, "too large");
   return static_cast<int64_t>(negative ? -value : value);

@@ -1,6 +1,7 @@
 #include "k8s/quantity.h"
 
 #include <catch2/catch_test_macros.hpp>
+#include <string>
 
 namespace tidepool::k8s {
 namespace {
@@ -35,6 +36,23 @@ TEST_CASE("Quantity parsing refuses malformed or oversized input with the reason
   CHECK(QuantityValue("1.2.3").status().code() == absl::StatusCode::kInvalidArgument);
   CHECK(QuantityValue("16Ei").status().message() == "quantity \"16Ei\" is not valid: too large");
   CHECK_FALSE(QuantityValue("Gi").ok());
+}
+
+// 30 digits times 10^30 (or 2^60) would wrap a 128-bit product into a wrong, small value.
+TEST_CASE("Quantity parsing never overflows: past the range is an error") {
+  const std::string digits(30, '9');
+  for (const std::string& huge : {digits + "e30", digits + "Ei", digits + "E", digits + "P",
+                                  "0." + digits + "e-30", digits + "." + "1e30"}) {
+    INFO(huge);
+    absl::StatusOr<int64_t> value = QuantityMilliValue(huge);
+    REQUIRE_FALSE(value.ok());
+    CHECK(absl::IsInvalidArgument(value.status()));
+  }
+  // Tiny values round up, within range.
+  CHECK(QuantityValue("0.0000000000000000000000000001").value() == 1);
+  CHECK(QuantityValue("1e-30").value() == 1);
+  CHECK(QuantityMilliValue("8Ei").status().message() == "quantity \"8Ei\" is not valid: too large");
+  CHECK(QuantityValue("7Ei").value() == int64_t{7} << 60);
 }
 
 }  // namespace
