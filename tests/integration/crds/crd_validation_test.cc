@@ -95,7 +95,7 @@ TEST_CASE("invalid resources are rejected with a message that names the field") 
       CHECK(absl::StrContains(result->output, expected));
     ++checked;
   }
-  CHECK(checked == 20);
+  CHECK(checked == 22);
 }
 
 // `kubectl auth can-i` as a service's account: "yes" or "no".
