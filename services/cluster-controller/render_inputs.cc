@@ -1,9 +1,9 @@
 #include "render_inputs.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <optional>
-#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -61,11 +61,21 @@ absl::StatusOr<v1::NodeInfo> NodeInfoOf(const ClusterObjects& objects, const std
   return api::ParseNode(node_json);
 }
 
-void AddMember(const ClusterObjects& objects, const api::PodView& pod,
-               const std::set<std::string>& node_sets, RenderInputs& inputs) {
-  if (!node_sets.contains(pod.node_set)) {
+// NodeSet name → uid, for the cluster's NodeSets.
+using NodeSetUids = std::map<std::string, std::string>;
+
+void AddMember(const ClusterObjects& objects, const api::PodView& pod, const NodeSetUids& node_sets,
+               RenderInputs& inputs) {
+  auto node_set = node_sets.find(pod.node_set);
+  if (node_set == node_sets.end()) {
     inputs.skipped.push_back(
         absl::StrCat(pod.Key(), ": NodeSet \"", pod.node_set, "\" is not one of the cluster's"));
+    return;
+  }
+  // Labels are anyone's to set: only a pod the NodeSet controls becomes a Slurm node.
+  if (pod.controller_uid.empty() || pod.controller_uid != node_set->second) {
+    inputs.skipped.push_back(
+        absl::StrCat(pod.Key(), ": not controlled by NodeSet ", pod.node_set, " (ownerReference)"));
     return;
   }
   if (pod.node_name.empty()) {
@@ -95,9 +105,9 @@ absl::StatusOr<RenderInputs> BuildRenderInputs(const ClusterObjects& objects,
   *inputs.request.mutable_cluster() = *std::move(cluster);
   *inputs.request.mutable_environment() = environment;
   AddNodeSets(objects, inputs);
-  std::set<std::string> node_sets;
+  NodeSetUids node_sets;
   for (const v1::NodeSet& node_set : inputs.request.node_sets()) {
-    node_sets.insert(node_set.metadata().name());
+    node_sets[node_set.metadata().name()] = node_set.metadata().uid();
   }
   std::vector<api::PodView> pods = objects.pods;
   for (const std::string& json : objects.pod_jsons) {

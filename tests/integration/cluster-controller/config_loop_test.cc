@@ -115,16 +115,24 @@ void CreateKubeNode(k8s::Client& client, const std::string& node) {
                 .status());
 }
 
+// A slurmd pod of NodeSet "cpu", controlled by it as the nodeset-controller would make it
+// (only such pods become Slurm nodes).
 void CreateMember(k8s::Client& client, const std::string& pod, const std::string& node) {
+  absl::StatusOr<std::string> node_set = client.Get(api::NodeSets(), kNamespace, "cpu");
+  RequireOk(node_set.status());
+  const std::string uid = k8s::ParseObjectMeta(*node_set)->uid;
   CreateKubeNode(client, node);
   RequireOk(client
                 .Create(k8s::Pods(), kNamespace,
-                        absl::StrCat(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")", pod,
-                                     R"(","labels":{"tidepool.dev/component":"slurmd",
+                        absl::StrCat(
+                            R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")", pod,
+                            R"(","labels":{"tidepool.dev/component":"slurmd",
                         "tidepool.dev/cluster":"loop","tidepool.dev/nodeset":"cpu",
                         "tidepool.dev/slurm-node":")",
-                                     pod, R"("}},"spec":{"nodeName":")", node,
-                                     R"(","containers":[{"name":"slurmd","image":"slurmd"}]}})"))
+                            pod, R"("},"ownerReferences":[{"apiVersion":"tidepool.dev/v1alpha1",)",
+                            R"("kind":"NodeSet","name":"cpu","uid":")", uid,
+                            R"(","controller":true}]},"spec":{"nodeName":")", node,
+                            R"(","containers":[{"name":"slurmd","image":"slurmd"}]}})"))
                 .status());
 }
 

@@ -15,17 +15,24 @@ constexpr char kCluster[] = R"({"apiVersion": "tidepool.dev/v1alpha1", "kind": "
   "metadata": {"name": "research", "namespace": "hpc", "uid": "u1"},
   "spec": {"clusterName": "research"}})";
 
+// A NodeSet's uid is "uid-<name>"; a pod is controlled by the NodeSet it is labelled with
+// unless `controller` names another uid.
 std::string NodeSet(const std::string& name, const std::string& cluster,
                     const std::string& ns = "hpc") {
   return R"({"apiVersion": "tidepool.dev/v1alpha1", "kind": "NodeSet", "metadata": {"name": ")" +
-         name + R"(", "namespace": ")" + ns + R"("}, "spec": {"clusterRef": {"name": ")" + cluster +
-         R"("}}})";
+         name + R"(", "namespace": ")" + ns + R"(", "uid": "uid-)" + name +
+         R"("}, "spec": {"clusterRef": {"name": ")" + cluster + R"("}}})";
 }
 
-std::string Pod(const std::string& name, const std::string& node_set, const std::string& node) {
+std::string Pod(const std::string& name, const std::string& node_set, const std::string& node,
+                const std::string& controller = "") {
+  const std::string uid = controller.empty() ? "uid-" + node_set : controller;
   return R"({"metadata": {"name": ")" + name + R"(", "namespace": "hpc", "labels": {
     "tidepool.dev/cluster": "research", "tidepool.dev/nodeset": ")" +
-         node_set + R"(", "tidepool.dev/slurm-node": ")" + name + R"("}},
+         node_set + R"(", "tidepool.dev/slurm-node": ")" + name + R"("},
+    "ownerReferences": [{"apiVersion": "tidepool.dev/v1alpha1", "kind": "NodeSet",
+      "name": ")" +
+         node_set + R"(", "uid": ")" + uid + R"(", "controller": true}]},
     "spec": {"nodeName": ")" +
          node + R"("}})";
 }
@@ -75,6 +82,23 @@ TEST_CASE("pods that cannot be members are reported, not silently dropped") {
   REQUIRE(inputs->skipped.size() == 2);
   CHECK(absl::StrContains(inputs->skipped[0], "hpc/h100-03: not bound to a Node yet"));
   CHECK(absl::StrContains(inputs->skipped[1], "hpc/x-01: NodeSet \"other\""));
+}
+
+// Labels are anyone's to set: a look-alike must not become a Slurm node.
+TEST_CASE("a pod its NodeSet does not control is no member, whatever its labels") {
+  ClusterObjects objects = Objects();
+  objects.pod_jsons.push_back(Pod("h100-07", "h100", "k-1", "uid-someone-else"));
+  const std::string unowned = R"({"metadata": {"name": "h100-08", "namespace": "hpc", "labels": {
+    "tidepool.dev/cluster": "research", "tidepool.dev/nodeset": "h100",
+    "tidepool.dev/slurm-node": "h100-08"}}, "spec": {"nodeName": "k-2"}})";
+  objects.pod_jsons.push_back(unowned);
+  absl::StatusOr<RenderInputs> inputs = BuildRenderInputs(objects, {});
+  REQUIRE(inputs.ok());
+  INFO(absl::StrJoin(inputs->skipped, "\n"));
+  REQUIRE(inputs->request.members_size() == 2);  // h100-01 and h100-02 only
+  REQUIRE(inputs->skipped.size() == 4);
+  CHECK(absl::StrContains(inputs->skipped[1], "hpc/h100-07: not controlled by NodeSet h100"));
+  CHECK(absl::StrContains(inputs->skipped[2], "hpc/h100-08: not controlled by NodeSet h100"));
 }
 
 // Rendered without them, live nodes would leave slurm.conf and Slurm would end their jobs.
