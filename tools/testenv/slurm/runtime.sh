@@ -212,7 +212,9 @@ ClusterName=tidepool
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
 SchedulerType=sched/backfill
-ReturnToService=2
+# As Tidepool renders it: a node set DOWN stays DOWN when its slurmd registers again (each
+# reconfigure restarts slurmctld, which asks every node to register).
+ReturnToService=1
 MaxNodeCount=1024
 MpiDefault=none
 SlurmdTimeout=30
