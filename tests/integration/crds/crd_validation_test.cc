@@ -176,8 +176,14 @@ TEST_CASE("each service's role allows its job and refuses the rest") {
   CHECK(Can(*env, "pod-scheduler", "patch", "pods/status"));
   CHECK(Can(*env, "pod-scheduler", "watch", "nodesets.tidepool.dev"));
   CHECK(Can(*env, "pod-scheduler", "list", "slurmclusters.tidepool.dev"));
-  CHECK(Can(*env, "pod-scheduler", "update", "leases.coordination.k8s.io", "tidepool-system"));
-  CHECK_FALSE(Can(*env, "pod-scheduler", "update", "leases.coordination.k8s.io"));
+  // Each controller's leader-election Lease: in its own namespace only.
+  for (const char* service :
+       {"pod-scheduler", "slurm-syncer", "nodeset-controller", "cluster-controller"}) {
+    CHECK(Can(*env, service, "update", "leases.coordination.k8s.io", "tidepool-system"));
+    CHECK_FALSE(Can(*env, service, "update", "leases.coordination.k8s.io"));
+    CHECK_FALSE(Can(*env, service, "create", "leases.coordination.k8s.io", "kube-system"));
+  }
+  CHECK_FALSE(Can(*env, "config-renderer", "get", "leases.coordination.k8s.io", "tidepool-system"));
   CHECK_FALSE(Can(*env, "pod-scheduler", "list", "nodes"));
 }
 
