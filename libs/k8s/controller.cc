@@ -100,7 +100,9 @@ void Controller::Work(const std::shared_ptr<WorkQueue>& queue, bool first) {
 
 void Controller::Process(WorkQueue& queue, const std::string& key) {
   const absl::Time started = clock_->Now();
-  absl::StatusOr<ReconcileResult> result = reconciler_.Reconcile(key);
+  absl::Status current = options_.caches_current ? options_.caches_current() : absl::OkStatus();
+  absl::StatusOr<ReconcileResult> result =
+      current.ok() ? reconciler_.Reconcile(key) : absl::StatusOr<ReconcileResult>(current);
   const absl::Duration took = clock_->Now() - started;
   if (!result.ok()) {
     common::LogWarn("reconcile_failed",

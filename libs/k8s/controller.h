@@ -43,6 +43,10 @@ struct ControllerOptions {
   WorkQueueOptions queue;
   // True once every cache the reconciler reads has synced (null: nothing to wait for).
   std::function<bool()> caches_synced;
+  // OK while those caches follow the server (Informer::Freshness). On a stale cache a key is
+  // not reconciled but retried with backoff: an action on old state could undo a newer
+  // change, or delete a pod whose drain it cannot see. Null: always current.
+  std::function<absl::Status()> caches_current;
   // Every key there is, queued on each Start once the caches synced (level-triggered: a
   // new leader looks at everything once).
   std::function<std::vector<std::string>()> all_keys;

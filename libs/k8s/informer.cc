@@ -26,6 +26,10 @@ void Informer::Start() {
   watch.field_selector = options_.field_selector;
   watch.resource_version.clear();  // list first
   watch.keep_object_json = false;  // the cache has the objects; DELETED needs only the key
+  watch.on_error = [this, report = options_.watch.on_error](const absl::Status& error) {
+    RecordWatchError(error, absl::Now());
+    if (report) report(error);
+  };
   watch_ = std::make_unique<BackgroundWatch>(client_, type_, ns_, std::move(watch),
                                              [this](const WatchEvent& e) { HandleEvent(e); });
 }
@@ -35,6 +39,23 @@ void Informer::Stop() { watch_.reset(); }
 bool Informer::HasSynced() {
   absl::MutexLock lock(&mutex_);
   return synced_;
+}
+
+void Informer::RecordWatchError(const absl::Status& error, absl::Time at) {
+  absl::MutexLock lock(&mutex_);
+  if (failing_since_ == absl::InfiniteFuture()) failing_since_ = at;
+  last_error_ = error;
+}
+
+absl::Status Informer::Freshness(absl::Duration grace, absl::Time now) {
+  absl::MutexLock lock(&mutex_);
+  if (failing_since_ == absl::InfiniteFuture() || now - failing_since_ <= grace) {
+    return absl::OkStatus();
+  }
+  return absl::UnavailableError(absl::StrCat(
+      "the watch of ", type_.resource, ns_.empty() ? "" : " in ", ns_, " has failed for ",
+      absl::FormatDuration(absl::Trunc(now - failing_since_, absl::Seconds(1))),
+      ": its cache may be behind (last error: ", last_error_.message(), ")"));
 }
 
 bool Informer::WaitForSync(absl::Duration timeout) {
@@ -68,6 +89,7 @@ void Informer::HandleEvent(const WatchEvent& event) {
   CachedObjectPtr new_object;
   {
     absl::MutexLock lock(&mutex_);
+    failing_since_ = absl::InfiniteFuture();  // the watch delivers again
     if (!event.meta.resource_version.empty() && !event.synthetic) {
       resource_version_ = event.meta.resource_version;
     }
@@ -192,6 +214,25 @@ bool InformerFactory::WaitForSync(absl::Duration timeout) {
     }
   }
   return true;
+}
+
+absl::Status CachesCurrent(std::initializer_list<Informer*> informers, absl::Duration grace) {
+  for (Informer* informer : informers) {
+    if (absl::Status fresh = informer->Freshness(grace); !fresh.ok()) return fresh;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status InformerFactory::Freshness(absl::Duration grace) {
+  std::vector<Informer*> informers;
+  {
+    absl::MutexLock lock(&mutex_);
+    for (auto& [key, informer] : informers_) informers.push_back(informer.get());
+  }
+  for (Informer* informer : informers) {
+    if (absl::Status fresh = informer->Freshness(grace); !fresh.ok()) return fresh;
+  }
+  return absl::OkStatus();
 }
 
 void InformerFactory::Stop() {

@@ -8,6 +8,7 @@
 
 #include <any>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <set>
@@ -15,14 +16,20 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "k8s/client.h"
 #include "k8s/resource.h"
 #include "k8s/watch.h"
 
 namespace tidepool::k8s {
+
+// How long a watch may fail before its cache counts as stale: several retries at the
+// watch's longest backoff (10 s), so one dropped connection does not count.
+inline constexpr absl::Duration kCacheStaleAfter = absl::Seconds(30);
 
 struct CachedObject {
   ObjectMeta meta;
@@ -73,6 +80,13 @@ class Informer {
 
   // True once the first list has been stored and handled.
   bool HasSynced();
+  // OK while the cache follows the server. Once the watch has failed for longer than
+  // `grace` with no event since (an API server outage), Unavailable naming the resource,
+  // how long and the last error: the cache may be behind, and acting on it could undo a
+  // newer change. Any event (a bookmark included) or a relist makes it current again.
+  absl::Status Freshness(absl::Duration grace, absl::Time now = absl::Now());
+  // A failure of the watch at `at` (the watch reports each; public for tests).
+  void RecordWatchError(const absl::Status& error, absl::Time at);
   bool WaitForSync(absl::Duration timeout);
 
   CachedObjectPtr Get(const std::string& key);  // null when absent
@@ -109,9 +123,16 @@ class Informer {
   std::map<std::string, std::set<std::string>> by_label_ ABSL_GUARDED_BY(mutex_);  // "k=v"
   std::string resource_version_ ABSL_GUARDED_BY(mutex_);
   bool synced_ ABSL_GUARDED_BY(mutex_) = false;
+  // The first watch failure since the last event; InfiniteFuture while none.
+  absl::Time failing_since_ ABSL_GUARDED_BY(mutex_) = absl::InfiniteFuture();
+  absl::Status last_error_ ABSL_GUARDED_BY(mutex_);
 
   std::unique_ptr<BackgroundWatch> watch_;
 };
+
+// The first of `informers` whose cache is stale (Informer::Freshness), OK when none is.
+absl::Status CachesCurrent(std::initializer_list<Informer*> informers,
+                           absl::Duration grace = kCacheStaleAfter);
 
 // One informer per (resource, namespace, selectors), shared by every controller of a
 // process: they all read one cache and one watch feeds it. Informers live as long as the
@@ -125,6 +146,8 @@ class InformerFactory {
   void Start();
   // True when every informer made so far has synced, waiting at most `timeout` in all.
   bool WaitForSync(absl::Duration timeout);
+  // The first informer's Freshness error, OK when all are current.
+  absl::Status Freshness(absl::Duration grace);
   void Stop();
 
  private:

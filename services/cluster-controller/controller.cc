@@ -159,6 +159,7 @@ ClusterController::ClusterController(k8s::Client& client,
                {.name = "cluster",
                 .workers = options_.workers,
                 .caches_synced = [this] { return Synced(); },
+                .caches_current = [this] { return CachesCurrent(); },
                 .all_keys = [this] { return clusters_.Keys(); },
                 .on_result =
                     [this](const std::string& key,
@@ -215,6 +216,15 @@ bool ClusterController::Synced() {
     if (!informer->HasSynced()) return false;
   }
   return true;
+}
+
+absl::Status ClusterController::CachesCurrent() {
+  for (k8s::Informer* informer : AllInformers()) {
+    if (absl::Status fresh = informer->Freshness(k8s::kCacheStaleAfter); !fresh.ok()) {
+      return fresh;
+    }
+  }
+  return absl::OkStatus();
 }
 
 void ClusterController::Enqueue(const std::string& key) {

@@ -66,6 +66,8 @@ class ClusterController {
   absl::Status Start();
   void Stop();
   bool Synced();
+  // OK while every cache follows the server (k8s::Informer::Freshness).
+  absl::Status CachesCurrent();
 
  private:
   void AddHandlers();

@@ -48,7 +48,7 @@ absl::Status SetUpClusterController(common::ServiceContext& context) {
                                                          context.metrics());
   ClusterController* loop = controller->loop.get();
   context.AddReadinessCheck("informers", [loop] {
-    return loop->Synced() ? absl::OkStatus() : absl::UnavailableError("caches not synced yet");
+    return loop->Synced() ? loop->CachesCurrent() : absl::UnavailableError("caches not synced yet");
   });
   common::LogInfo("config_loop_configured",
                   {{"renderer", settings->renderer_address},

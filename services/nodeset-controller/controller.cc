@@ -53,6 +53,11 @@ NodeSetController::NodeSetController(SyncContext context, int workers)
                  return informers.node_sets->HasSynced() && informers.nodes->HasSynced() &&
                         informers.pods->HasSynced() && informers.clusters->HasSynced();
                },
+           .caches_current =
+               [informers = context_.informers] {
+                 return k8s::CachesCurrent(
+                     {informers.node_sets, informers.nodes, informers.pods, informers.clusters});
+               },
            .all_keys = [informers = context_.informers] { return informers.node_sets->Keys(); },
            .on_result =
                [metrics = context_.metrics](const std::string& key,

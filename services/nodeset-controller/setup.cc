@@ -91,7 +91,8 @@ class Process {
          {informers_.node_sets, informers_.nodes, informers_.pods, informers_.clusters}) {
       if (!informer->HasSynced()) return absl::UnavailableError("informer caches not synced");
     }
-    return absl::OkStatus();
+    return k8s::CachesCurrent(
+        {informers_.node_sets, informers_.nodes, informers_.pods, informers_.clusters});
   }
 
  private:

@@ -73,6 +73,7 @@ class Process {
         k8s::ControllerOptions{.name = "pod-scheduler",
                                .workers = options_.workers,
                                .caches_synced = [this] { return CachesSynced(); },
+                               .caches_current = [this] { return CachesCurrent(); },
                                .all_keys = [this] { return AllKeys(); }});
     RegisterHandlers();
     leadership_ = std::make_unique<k8s::Leadership>(
@@ -104,6 +105,7 @@ class Process {
   // Ready once the API server's caches synced and slurm-syncer's job view is current.
   absl::Status Readiness() {
     if (!CachesSynced()) return absl::UnavailableError("informer caches not synced");
+    if (absl::Status current = CachesCurrent(); !current.ok()) return current;
     if (std::string problem = watch_.problem(); !problem.empty()) {
       return absl::UnavailableError(problem);
     }
@@ -112,6 +114,11 @@ class Process {
   }
 
  private:
+  absl::Status CachesCurrent() {
+    return k8s::CachesCurrent(
+        {informers_.pods, informers_.slurmd_pods, informers_.node_sets, informers_.clusters});
+  }
+
   bool CachesSynced() {
     for (k8s::Informer* informer :
          {informers_.pods, informers_.slurmd_pods, informers_.node_sets, informers_.clusters}) {

@@ -99,8 +99,9 @@ absl::Status SetUpTwoWaySync(Syncer& syncer, const SyncerOptions& options,
                                    common::RealClock(), *options.two_way, context.metrics());
   TwoWaySync* two_way = syncer.two_way.get();
   context.AddReadinessCheck("kubernetes", [two_way] {
-    return two_way->Synced() ? absl::OkStatus()
-                             : absl::UnavailableError("pod and Node informers not synced yet");
+    return two_way->Synced()
+               ? two_way->CachesCurrent()
+               : absl::UnavailableError("pod, Node and NodeSet informers not synced yet");
   });
   return absl::OkStatus();
 }

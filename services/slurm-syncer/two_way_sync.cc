@@ -114,6 +114,7 @@ k8s::ControllerOptions TwoWaySync::RuntimeOptions(Direction direction) {
       .name = DirectionLabel(direction),
       .workers = options_.workers,
       .caches_synced = [this] { return Synced(); },
+      .caches_current = [this] { return CachesCurrent(); },
       .all_keys =
           [this] {
             std::vector<std::string> names;
@@ -158,6 +159,10 @@ void TwoWaySync::Stop() {
   pods_.Stop();
   nodes_.Stop();
   node_sets_.Stop();
+}
+
+absl::Status TwoWaySync::CachesCurrent() {
+  return k8s::CachesCurrent({&pods_, &nodes_, &node_sets_});
 }
 
 bool TwoWaySync::Synced() {

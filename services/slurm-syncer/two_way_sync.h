@@ -67,6 +67,8 @@ class TwoWaySync {
   void Stop();
   // The informers have listed (for readiness).
   bool Synced();
+  // OK while their caches follow the server (k8s::Informer::Freshness).
+  absl::Status CachesCurrent();
 
  private:
   struct Metrics;

@@ -154,6 +154,26 @@ TEST_CASE("workers wait for the caches, then look at every key once") {
   controller.Stop();
 }
 
+TEST_CASE("no key is reconciled on a stale cache; each is retried once it is current") {
+  common::FakeClock clock;
+  ScriptedReconciler reconciler(&clock);
+  std::atomic<bool> current = false;
+  std::atomic<int> completed = 0;
+  ControllerOptions options = Options(&completed);
+  options.caches_current = [&]() -> absl::Status {
+    return current ? absl::OkStatus() : absl::UnavailableError("stale");
+  };
+  Controller controller(reconciler, &clock, options);
+  controller.Start();
+  controller.Enqueue("ns/a");
+  REQUIRE(WaitFor([&] { return completed >= 1; }));
+  CHECK(reconciler.Calls() == 0);  // not acted on
+  current = true;
+  clock.Advance(absl::Seconds(1));  // the retry's backoff
+  REQUIRE(WaitFor([&] { return reconciler.Calls() == 1; }));
+  controller.Stop();
+}
+
 TEST_CASE("a stop before the caches synced ends the waiting workers") {
   common::FakeClock clock;
   ScriptedReconciler reconciler(&clock);

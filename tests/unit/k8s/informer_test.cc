@@ -83,6 +83,30 @@ TEST_CASE("the informer cache: store, indexes, handlers, synced") {
   CHECK(late == std::vector<std::string>{"a/x", "a/z"});
 }
 
+TEST_CASE("a cache whose watch keeps failing turns stale, and current at the next event") {
+  ClientConfig config;
+  config.server = "https://127.0.0.1:1";  // never contacted: events are fed by hand
+  Client client(config);
+  Informer informer(client, ConfigMaps(), "hpc");
+  const absl::Time start = absl::FromUnixSeconds(1'800'000'000);
+  CHECK(informer.Freshness(kCacheStaleAfter, start).ok());
+  informer.RecordWatchError(absl::UnavailableError("connection refused"), start);
+  informer.RecordWatchError(absl::UnavailableError("connection reset"), start + absl::Seconds(9));
+  // One failing stretch counts from its first error, up to the grace.
+  CHECK(informer.Freshness(absl::Seconds(30), start + absl::Seconds(30)).ok());
+  const absl::Status stale = informer.Freshness(absl::Seconds(30), start + absl::Seconds(31));
+  CHECK(absl::IsUnavailable(stale));
+  CHECK(stale.message() ==
+        "the watch of configmaps in hpc has failed for 31s: its cache may be behind (last "
+        "error: connection reset)");
+  // Any event, a bookmark too, is the server answering again.
+  WatchEvent bookmark;
+  bookmark.type = WatchEventType::kBookmark;
+  bookmark.meta.resource_version = "77";
+  informer.HandleEvent(bookmark);
+  CHECK(informer.Freshness(absl::Seconds(30), start + absl::Minutes(5)).ok());
+}
+
 TEST_CASE("the informer keeps a view per object when given a parser, parsed once") {
   ClientConfig config;
   config.server = "https://127.0.0.1:1";  // never contacted: events are fed by hand
