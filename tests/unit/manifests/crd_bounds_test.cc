@@ -18,6 +18,12 @@ void FindUnbounded(const YAML::Node& schema, const std::string& path,
   if (!schema.IsMap()) return;
   const std::string type = schema["type"] ? schema["type"].as<std::string>() : "";
   if (type == "integer" && !schema["maximum"]) unbounded.push_back(path + " (integer)");
+  // The API server reads bounds as float64: past 2^53 a maximum is not an exact integer,
+  // and it refuses every object of the kind.
+  constexpr double kLargestExact = 9007199254740991.0;
+  if (type == "integer" && schema["maximum"] && schema["maximum"].as<double>() > kLargestExact) {
+    unbounded.push_back(path + " (maximum past 2^53-1)");
+  }
   if (type == "string" && !schema["maxLength"] && !schema["enum"]) {
     unbounded.push_back(path + " (string)");
   }
