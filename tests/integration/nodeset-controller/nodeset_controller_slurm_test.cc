@@ -158,6 +158,21 @@ class Syncer {
   std::unique_ptr<SlurmSyncer::Stub> stub_;
 };
 
+// A slurm-syncer on the environment's Slurm for one test; the test's job (if any) and the
+// drains its controller may have left are cleared when it ends.
+struct SlurmSession {
+  explicit SlurmSession(const SlurmEnv& env) : syncer(env) { syncer.ClearOurDrains(); }
+  ~SlurmSession() {
+    if (job_id != 0) syncer.Cancel(job_id);
+    syncer.ClearOurDrains();
+  }
+  SlurmSession(const SlurmSession&) = delete;
+  SlurmSession& operator=(const SlurmSession&) = delete;
+
+  Syncer syncer;
+  uint32_t job_id = 0;
+};
+
 bool Running(const tidepool::v1::SlurmJob& job) {
   return std::find(job.states().begin(), job.states().end(), "RUNNING") != job.states().end();
 }
@@ -183,13 +198,9 @@ TEST_CASE("scale-in drains, waits for the running job, deletes; scale-out clears
     REQUIRE(std::find(slurm->node_names.begin(), slurm->node_names.end(), node) !=
             slurm->node_names.end());
   }
-  Syncer syncer(*slurm);
-  syncer.ClearOurDrains();
-  uint32_t job_id = 0;
-  absl::Cleanup leave_slurm_as_found = [&] {
-    if (job_id != 0) syncer.Cancel(job_id);
-    syncer.ClearOurDrains();
-  };
+  SlurmSession session(*slurm);
+  Syncer& syncer = session.syncer;
+  uint32_t& job_id = session.job_id;
   TestNamespace ns;
   const std::vector<std::string> nodes = {ns.CreateNode("a"), ns.CreateNode("b"),
                                           ns.CreateNode("c")};
@@ -274,13 +285,9 @@ TEST_CASE("a NodeSet deleted drains its nodes and goes once each pod was deleted
   absl::StatusOr<SlurmEnv> slurm = tidepool::testing::Slurm();
   INFO(slurm.status().ToString());
   REQUIRE(slurm.ok());
-  Syncer syncer(*slurm);
-  syncer.ClearOurDrains();
-  uint32_t job_id = 0;
-  absl::Cleanup leave_slurm_as_found = [&] {
-    if (job_id != 0) syncer.Cancel(job_id);
-    syncer.ClearOurDrains();
-  };
+  SlurmSession session(*slurm);
+  Syncer& syncer = session.syncer;
+  uint32_t& job_id = session.job_id;
   TestNamespace ns;
   for (const char* suffix : {"a", "b", "c"}) ns.CreateNode(suffix);
   Controller controller(ns, syncer.address());
