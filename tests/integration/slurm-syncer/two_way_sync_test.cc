@@ -272,25 +272,29 @@ TEST_CASE("a pod not ready drains; the drain is re-applied if cleared and lifted
 
 TEST_CASE("a pod no NodeSet of the cluster controls changes nothing, whatever its labels") {
   TwoWayFixture f;
-  // n-02's own pod goes; a look-alike with its labels, not ready, sits on a cordoned Node.
-  (void)f.client->Delete(k8s::Pods(), kNamespace, "n-02", {.grace_period_seconds = 0});
+  // n-03 has no pod of the NodeSet here; a look-alike with its labels, not ready, sits on a
+  // cordoned Node.
+  REQUIRE(f.slurm.node_names.size() >= 3);
+  const std::string slurm_node = f.slurm.node_names.at(2);
+  ResetSlurmNode(f.slurm, slurm_node);
   (void)f.client->Delete(k8s::Pods(), kNamespace, "impostor", {.grace_period_seconds = 0});
   CreateNode(*f.client, "two-way-impostor");
   f.client->MergePatch(k8s::Nodes(), "", "two-way-impostor", R"({"spec":{"unschedulable":true}})")
       .status()
       .IgnoreError();
-  CreatePod(*f.client, "impostor", "n-02", "two-way-impostor", "");
+  CreatePod(*f.client, "impostor", slurm_node, "two-way-impostor", "");
   SetPodReady(*f.client, "impostor", false);
   // The syncer is at work (a cordon of n-01's Node drains n-01) ...
   f.PatchNode("n-01", R"({"spec":{"unschedulable":true}})");
   REQUIRE(Eventually([&] { return f.SlurmReasonIs("n-01", "k8s: cordon: cordoned"); }).has_value());
   absl::SleepFor(absl::Seconds(3));
-  // ... and leaves n-02 and the look-alike alone: no drain, no Slurm state written on it.
-  CHECK(f.SlurmReason("n-02").empty());
+  // ... and leaves the node and the look-alike alone: no drain, no Slurm state written on it.
+  CHECK(f.SlurmReason(slurm_node).empty());
   CHECK(ReadField(*f.client, k8s::Pods(), kNamespace, "impostor",
                   Annotation("tidepool.dev/slurm-state")) == "");
   (void)f.client->Delete(k8s::Pods(), kNamespace, "impostor", {.grace_period_seconds = 0});
   (void)f.client->Delete(k8s::Nodes(), "", "two-way-impostor", {.grace_period_seconds = 0});
+  ResetSlurmNode(f.slurm, slurm_node);
 }
 
 TEST_CASE("a person's drain in Slurm survives Kubernetes causes and shows on the Node") {
