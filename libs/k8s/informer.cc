@@ -216,19 +216,7 @@ bool InformerFactory::WaitForSync(absl::Duration timeout) {
   return true;
 }
 
-absl::Status CachesCurrent(std::initializer_list<Informer*> informers, absl::Duration grace) {
-  for (Informer* informer : informers) {
-    if (absl::Status fresh = informer->Freshness(grace); !fresh.ok()) return fresh;
-  }
-  return absl::OkStatus();
-}
-
-absl::Status InformerFactory::Freshness(absl::Duration grace) {
-  std::vector<Informer*> informers;
-  {
-    absl::MutexLock lock(&mutex_);
-    for (auto& [key, informer] : informers_) informers.push_back(informer.get());
-  }
+absl::Status CachesCurrent(absl::Span<Informer* const> informers, absl::Duration grace) {
   for (Informer* informer : informers) {
     if (absl::Status fresh = informer->Freshness(grace); !fresh.ok()) return fresh;
   }

@@ -8,7 +8,6 @@
 
 #include <any>
 #include <functional>
-#include <initializer_list>
 #include <map>
 #include <memory>
 #include <set>
@@ -21,6 +20,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "k8s/client.h"
 #include "k8s/resource.h"
 #include "k8s/watch.h"
@@ -131,7 +131,7 @@ class Informer {
 };
 
 // The first of `informers` whose cache is stale (Informer::Freshness), OK when none is.
-absl::Status CachesCurrent(std::initializer_list<Informer*> informers,
+absl::Status CachesCurrent(absl::Span<Informer* const> informers,
                            absl::Duration grace = kCacheStaleAfter);
 
 // One informer per (resource, namespace, selectors), shared by every controller of a
@@ -146,8 +146,6 @@ class InformerFactory {
   void Start();
   // True when every informer made so far has synced, waiting at most `timeout` in all.
   bool WaitForSync(absl::Duration timeout);
-  // The first informer's Freshness error, OK when all are current.
-  absl::Status Freshness(absl::Duration grace);
   void Stop();
 
  private:

@@ -218,14 +218,7 @@ bool ClusterController::Synced() {
   return true;
 }
 
-absl::Status ClusterController::CachesCurrent() {
-  for (k8s::Informer* informer : AllInformers()) {
-    if (absl::Status fresh = informer->Freshness(k8s::kCacheStaleAfter); !fresh.ok()) {
-      return fresh;
-    }
-  }
-  return absl::OkStatus();
-}
+absl::Status ClusterController::CachesCurrent() { return k8s::CachesCurrent(AllInformers()); }
 
 void ClusterController::Enqueue(const std::string& key) {
   if (!key.empty() && key.back() != '/') runtime_.Enqueue(key);

@@ -26,22 +26,29 @@ namespace {
 using k8s::EventType;
 using tidepool::v1::NodeSet;
 
-absl::Status EnsureDrainPodsFinalizer(k8s::Client& client, const k8s::CachedObject& node_set) {
+absl::Status EnsureDrainPodsFinalizer(k8s::Client& client, const k8s::CachedObject& node_set,
+                                      const std::string& field_manager) {
   absl::StatusOr<std::optional<std::string>> patch =
       k8s::AddFinalizerPatch(node_set.json, api::kDrainPodsFinalizer);
   if (!patch.ok()) return patch.status();
   if (!patch->has_value()) return absl::OkStatus();
   // Conditional on the cached resourceVersion: a stale cache is a conflict, retried.
-  return client.MergePatch(api::NodeSets(), node_set.meta.ns, node_set.meta.name, **patch).status();
+  return client
+      .MergePatch(api::NodeSets(), node_set.meta.ns, node_set.meta.name, **patch,
+                  {.field_manager = field_manager})
+      .status();
 }
 
-absl::Status RemoveDrainPodsFinalizer(k8s::Client& client, const k8s::CachedObject& node_set) {
+absl::Status RemoveDrainPodsFinalizer(k8s::Client& client, const k8s::CachedObject& node_set,
+                                      const std::string& field_manager) {
   absl::StatusOr<std::optional<std::string>> patch =
       k8s::RemoveFinalizerPatch(node_set.json, api::kDrainPodsFinalizer);
   if (!patch.ok()) return patch.status();
   if (!patch->has_value()) return absl::OkStatus();
-  absl::Status written =
-      client.MergePatch(api::NodeSets(), node_set.meta.ns, node_set.meta.name, **patch).status();
+  absl::Status written = client
+                             .MergePatch(api::NodeSets(), node_set.meta.ns, node_set.meta.name,
+                                         **patch, {.field_manager = field_manager})
+                             .status();
   return absl::IsNotFound(written) ? absl::OkStatus() : written;
 }
 
@@ -98,7 +105,10 @@ class NodeSetSync {
   // Lets the API server finish deleting the NodeSet (the garbage collector takes any pods
   // left).
   absl::StatusOr<SyncResult> ReleaseDeletion(const std::string& why) {
-    if (absl::Status s = RemoveDrainPodsFinalizer(*context_.client, *cached_); !s.ok()) return s;
+    if (absl::Status s =
+            RemoveDrainPodsFinalizer(*context_.client, *cached_, context_.field_manager);
+        !s.ok())
+      return s;
     Event(EventType::kNormal, api::kDeletionReleasedReason, "Delete",
           absl::StrCat("finalizer ", api::kDrainPodsFinalizer, " removed: ", why));
     return SyncResult{};
@@ -420,12 +430,16 @@ absl::StatusOr<SyncResult> SyncNodeSet(const SyncContext& context, const std::st
   if (cached->meta.deleting && !held) return SyncResult{};
   absl::StatusOr<NodeSet> node_set = api::ParseNodeSet(cached->json);
   if (node_set.ok() && !cached->meta.deleting && !held) {
-    if (absl::Status s = EnsureDrainPodsFinalizer(*context.client, *cached); !s.ok()) return s;
+    if (absl::Status s = EnsureDrainPodsFinalizer(*context.client, *cached, context.field_manager);
+        !s.ok())
+      return s;
   }
   if (!node_set.ok() && cached->meta.deleting) {
     // No plan without a spec: let it go (the garbage collector takes its pods).
     common::LogWarn("nodeset_deleted_unreadable", {{"nodeset", key}, {"error", node_set.status()}});
-    if (absl::Status s = RemoveDrainPodsFinalizer(*context.client, *cached); !s.ok()) return s;
+    if (absl::Status s = RemoveDrainPodsFinalizer(*context.client, *cached, context.field_manager);
+        !s.ok())
+      return s;
     return SyncResult{};
   }
   if (!node_set.ok()) {
