@@ -98,11 +98,31 @@ void Controller::Work(const std::shared_ptr<WorkQueue>& queue, bool first) {
   }
 }
 
+bool Controller::CachesCurrent() {
+  const absl::Status current =
+      options_.caches_current ? options_.caches_current() : absl::OkStatus();
+  // Once per change, not per key: an outage would otherwise log every key every second.
+  if (const bool stale = !current.ok(); caches_stale_.exchange(stale) != stale) {
+    if (stale) {
+      common::LogWarn("caches_stale", {{"controller", options_.name},
+                                       {"error", current},
+                                       {"retry_every", absl::FormatDuration(kStaleCacheRetry)}});
+    } else {
+      common::LogInfo("caches_current", {{"controller", options_.name}});
+    }
+  }
+  return current.ok();
+}
+
 void Controller::Process(WorkQueue& queue, const std::string& key) {
+  if (!CachesCurrent()) {
+    // Not a failure of the key: no backoff growing through the outage (the key is
+    // looked at within a second of the watch's return) and no error result.
+    queue.AddAfter(key, kStaleCacheRetry);
+    return;
+  }
   const absl::Time started = clock_->Now();
-  absl::Status current = options_.caches_current ? options_.caches_current() : absl::OkStatus();
-  absl::StatusOr<ReconcileResult> result =
-      current.ok() ? reconciler_.Reconcile(key) : absl::StatusOr<ReconcileResult>(current);
+  absl::StatusOr<ReconcileResult> result = reconciler_.Reconcile(key);
   const absl::Duration took = clock_->Now() - started;
   if (!result.ok()) {
     common::LogWarn("reconcile_failed",

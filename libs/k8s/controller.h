@@ -9,6 +9,7 @@
 // (k8s/leadership.h) calls on gaining and losing the lease. Time comes from an injected
 // clock.
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -37,6 +38,9 @@ class Reconciler {
   virtual absl::StatusOr<ReconcileResult> Reconcile(const std::string& key) = 0;
 };
 
+// How often a key is looked at again while the caches are stale.
+inline constexpr absl::Duration kStaleCacheRetry = absl::Seconds(1);
+
 struct ControllerOptions {
   std::string name;  // in logs
   int workers = 1;
@@ -44,8 +48,9 @@ struct ControllerOptions {
   // True once every cache the reconciler reads has synced (null: nothing to wait for).
   std::function<bool()> caches_synced;
   // OK while those caches follow the server (Informer::Freshness). On a stale cache a key is
-  // not reconciled but retried with backoff: an action on old state could undo a newer
-  // change, or delete a pod whose drain it cannot see. Null: always current.
+  // not reconciled but looked at again every kStaleCacheRetry (no backoff, no error
+  // result): an action on old state could undo a newer change, or delete a pod whose
+  // drain it cannot see. Null: always current.
   std::function<absl::Status()> caches_current;
   // Every key there is, queued on each Start once the caches synced (level-triggered: a
   // new leader looks at everything once).
@@ -85,11 +90,14 @@ class Controller {
   // False when stopped before the caches synced.
   bool WaitForCaches(WorkQueue& queue);
   void Process(WorkQueue& queue, const std::string& key);
+  // options_.caches_current, logging when the answer changes.
+  bool CachesCurrent();
 
   Reconciler& reconciler_;
   common::Clock* const clock_;
   const ControllerOptions options_;
 
+  std::atomic<bool> caches_stale_ = false;
   absl::Mutex mutex_;
   std::shared_ptr<WorkQueue> queue_ ABSL_GUARDED_BY(mutex_);  // null while stopped
   absl::Mutex lifecycle_mutex_;                               // serialises Start and Stop

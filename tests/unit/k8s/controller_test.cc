@@ -154,23 +154,41 @@ TEST_CASE("workers wait for the caches, then look at every key once") {
   controller.Stop();
 }
 
-TEST_CASE("no key is reconciled on a stale cache; each is retried once it is current") {
+TEST_CASE("no key is reconciled on a stale cache; each is looked at every second, not backed off") {
   common::FakeClock clock;
   ScriptedReconciler reconciler(&clock);
   std::atomic<bool> current = false;
+  std::atomic<int> checks = 0;
   std::atomic<int> completed = 0;
   ControllerOptions options = Options(&completed);
   options.caches_current = [&]() -> absl::Status {
+    ++checks;
     return current ? absl::OkStatus() : absl::UnavailableError("stale");
   };
   Controller controller(reconciler, &clock, options);
   controller.Start();
   controller.Enqueue("ns/a");
-  REQUIRE(WaitFor([&] { return completed >= 1; }));
+  // Time passes in steps of 100 ms until `done`; how much passed.
+  const auto advance_until = [&](const std::function<bool()>& done) {
+    absl::Duration passed;
+    const bool reached = WaitFor([&] {
+      if (done()) return true;
+      clock.Advance(absl::Milliseconds(100));
+      passed += absl::Milliseconds(100);
+      return false;
+    });
+    REQUIRE(reached);
+    return passed;
+  };
+  // A long outage: a backoff would have grown to its one-minute cap by the end of it.
+  advance_until([&] { return checks >= 12; });
   CHECK(reconciler.Calls() == 0);  // not acted on
+  CHECK(completed == 0);           // and not reported as a failed reconcile
   current = true;
-  clock.Advance(absl::Seconds(1));  // the retry's backoff
-  REQUIRE(WaitFor([&] { return reconciler.Calls() == 1; }));
+  // Within a few retry intervals (the fake clock runs ahead of the workers), not the
+  // backoff's minute.
+  CHECK(advance_until([&] { return reconciler.Calls() == 1; }) <= 10 * kStaleCacheRetry);
+  CHECK(completed == 1);
   controller.Stop();
 }
 
