@@ -39,6 +39,11 @@ inline constexpr char kSlurmReasonAnnotation[] = "tidepool.dev/slurm-reason";
 // Pod annotation: the hash of the NodeSet pod template the pod was made from (rolling
 // updates replace pods whose hash is not the current one).
 inline constexpr char kTemplateHashAnnotation[] = "tidepool.dev/template-hash";
+// Pod annotation: the NodeSet's spec.slurm (JSON) the pod was made with. The render gives
+// the pod's Slurm node these attributes until the pod is replaced, so a change of CPUs,
+// memory or GRES reaches a node only through the rolling update's drain: Slurm would end
+// the jobs of a node that lost cores or GPUs on reconfigure.
+inline constexpr char kSlurmAttributesAnnotation[] = "tidepool.dev/slurm-attributes";
 // Node annotation with the drain reason while the node's Slurm node is drained.
 inline constexpr char kDrainAnnotation[] = "tidepool.dev/drain";
 // Node annotation with the reason a person gave when cordoning (Kubernetes has no field
@@ -116,8 +121,16 @@ inline constexpr char kDrainPodsFinalizer[] = "tidepool.dev/drain-pods";
 
 // Kubernetes' own: a pod's and a Node's readiness.
 inline constexpr char kReadyCondition[] = "Ready";
+// Kubernetes' own: every container of the pod is ready (Ready without readiness gates).
+inline constexpr char kContainersReadyCondition[] = "ContainersReady";
 // The pod condition the syncer keeps with the Slurm node's state.
 inline constexpr char kSlurmNodeReadyCondition[] = "tidepool.dev/SlurmNodeReady";
+// The slurmd pod's readiness gate, kept by the syncer: True while the Slurm node runs
+// jobs or may be given some, False once it is drained (or down) and idle. The pod is
+// Ready only while it is True, and the cluster's PodDisruptionBudget (maxUnavailable 0,
+// unhealthy pods always evictable) lets an eviction (`kubectl drain`) through only then:
+// a Node drain waits for Slurm to drain its node and the jobs to end.
+inline constexpr char kSlurmNodeInUseCondition[] = "tidepool.dev/SlurmNodeInUse";
 // Node conditions the syncer keeps: drained in Slurm (by anyone), drained by a person
 // (not by Tidepool), and not responding.
 inline constexpr char kSlurmDrainCondition[] = "SlurmDrain";

@@ -39,7 +39,12 @@ absl::StatusOr<PodView> ParsePodView(absl::string_view json) {
     pod.phase = k8s::StringMember(*status, "phase");
   }
   pod.conditions = k8s::ReadConditions(*doc);
-  auto ready = pod.conditions.find(kReadyCondition);
+  // The containers' readiness, not Ready: Ready also waits on the SlurmNodeInUse gate,
+  // which is False for a drained idle node, and reading that as "pod not ready" would
+  // keep the node drained for good. A pod without ContainersReady (written by hand, an
+  // old kubelet) is read by Ready.
+  auto ready = pod.conditions.find(kContainersReadyCondition);
+  if (ready == pod.conditions.end()) ready = pod.conditions.find(kReadyCondition);
   pod.ready = ready != pod.conditions.end() && ready->second.status == "True";
   return pod;
 }

@@ -27,9 +27,11 @@ struct PodView {
   std::string controller_uid;  // the ownerReference with controller: true
   std::string node_name;       // spec.nodeName ("" until bound)
   std::string phase;           // status.phase
-  bool ready = false;          // condition Ready is True
-  bool deleting = false;       // metadata.deletionTimestamp is set
-  std::string template_hash;   // kTemplateHashAnnotation
+  // ContainersReady is True (Ready when the pod has no ContainersReady): the slurmd
+  // container's own readiness, not the SlurmNodeInUse readiness gate's.
+  bool ready = false;
+  bool deleting = false;      // metadata.deletionTimestamp is set
+  std::string template_hash;  // kTemplateHashAnnotation
   std::map<std::string, std::string> annotations;
   std::map<std::string, k8s::Condition> conditions;  // status.conditions by type
 

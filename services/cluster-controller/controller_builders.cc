@@ -1,6 +1,8 @@
 #include "controller_builders.h"
 
+#include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -192,6 +194,26 @@ std::string ControllerDisruptionBudgetBody(const v1::SlurmCluster& cluster) {
     w.Key("maxUnavailable");
     w.Int(1);
     WriteSelector(w, cluster, api::kSlurmctldComponent);
+    w.EndObject();
+  });
+}
+
+std::string ComputeDisruptionBudgetBody(const v1::SlurmCluster& cluster) {
+  return JsonObject([&](JsonWriter& w) {
+    WriteTypeMeta(w, "policy/v1", "PodDisruptionBudget");
+    WriteOwnedMetadata(w, cluster, api::ComputeServiceName(ClusterName(cluster)),
+                       api::kSlurmdComponent);
+    w.Key("spec");
+    w.StartObject();
+    // More than there can be pods: no Ready slurmd pod is ever evictable. Not
+    // maxUnavailable 0, which makes the disruption controller read each pod's NodeSet
+    // through its scale subresource and fail on one without spec.replicas; its API server
+    // then answers evictions "still being processed" with a retry-after that kubectl
+    // waits out silently.
+    w.Key("minAvailable");
+    w.Int(std::numeric_limits<int32_t>::max());
+    k8s::WriteStringMember(w, "unhealthyPodEvictionPolicy", "AlwaysAllow");
+    WriteSelector(w, cluster, api::kSlurmdComponent);
     w.EndObject();
   });
 }

@@ -6,6 +6,8 @@
 //   "<cluster>-controller"        StatefulSet, replicas 1 (primary) or 2 (+ backup), pods
 //                                 "<cluster>-controller-<i>" = SlurmctldHost i
 //   "<cluster>-controller"        PodDisruptionBudget, maxUnavailable 1
+//   "<cluster>-compute"           headless Service and PodDisruptionBudget of the slurmd
+//                                 pods (the NodeSets' pods)
 //   "<cluster>-controller-state"  PVC with StateSaveLocation, shared by both replicas
 //                                 (ReadWriteMany when 2); not owned, so deleting the
 //                                 cluster keeps every job's saved state
@@ -49,6 +51,11 @@ std::string ControllerStatefulSetBody(const ControllerInputs& inputs);
 // "<cluster>-compute": headless, over the cluster's slurmd pods (their subdomain), so
 // slurmctld reaches a node by its bare name through its DNS search path.
 std::string ComputeServiceBody(const v1::SlurmCluster& cluster);
+// "<cluster>-compute": a PodDisruptionBudget over the cluster's slurmd pods that refuses
+// every eviction of a Ready one (minAvailable past any count) and allows it once the pod is not
+// Ready (unhealthyPodEvictionPolicy AlwaysAllow): with the SlurmNodeInUse readiness gate,
+// `kubectl drain` evicts a slurmd pod only after its Slurm node is drained and idle.
+std::string ComputeDisruptionBudgetBody(const v1::SlurmCluster& cluster);
 // A create body (the claim is made once and then left alone: its size and class are the
 // user's to change, and access modes cannot change).
 std::string ControllerStateClaimBody(const v1::SlurmCluster& cluster);

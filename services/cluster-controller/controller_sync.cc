@@ -36,6 +36,8 @@ std::vector<OwnedName> ControllerStep::Owns(const v1::SlurmCluster& spec) const 
   return {{&k8s::Services(), informers_.services, api::ComputeServiceName(spec.metadata().name())},
           {&k8s::Services(), informers_.services, name},
           {&k8s::PodDisruptionBudgets(), informers_.disruption_budgets, name},
+          {&k8s::PodDisruptionBudgets(), informers_.disruption_budgets,
+           api::ComputeServiceName(spec.metadata().name())},
           {&k8s::StatefulSets(), informers_.stateful_sets, name}};
 }
 
@@ -75,6 +77,9 @@ absl::StatusOr<ComponentPlan> ControllerStep::Plan(const v1::SlurmCluster& spec,
                   {&k8s::Services(), informers_.services, name, ControllerServiceBody(spec)},
                   {&k8s::PodDisruptionBudgets(), informers_.disruption_budgets, name,
                    ControllerDisruptionBudgetBody(spec)},
+                  {&k8s::PodDisruptionBudgets(), informers_.disruption_budgets,
+                   api::ComputeServiceName(spec.metadata().name()),
+                   ComputeDisruptionBudgetBody(spec)},
                   {&k8s::StatefulSets(), informers_.stateful_sets, name,
                    ControllerStatefulSetBody(inputs)}},
       .replicas = replicas,

@@ -80,6 +80,9 @@ void BuildMetadata(const rapidjson::Value* template_metadata, const rapidjson::D
   SetString(labels, api::kSlurmNodeLabel, inputs.slurm_name, a);
   SetString(labels, api::kComponentLabel, api::kSlurmdComponent, a);
   SetString(metadata["annotations"], api::kTemplateHashAnnotation, inputs.template_hash, a);
+  const rapidjson::Value* slurm = k8s::FindMember(*spec, "slurm");
+  SetString(metadata["annotations"], api::kSlurmAttributesAnnotation,
+            slurm != nullptr && slurm->IsObject() ? Canonical(slurm) : "{}", a);
 }
 
 // The container named slurmd in the pod spec, nullptr when none.
@@ -163,6 +166,23 @@ void AddTolerations(const rapidjson::Value* node_set_spec, rapidjson::Value& spe
   AppendAll(&daemon, list, a);
 }
 
+// The template's readiness gates and SlurmNodeInUse: the pod is Ready, and so not
+// evictable under the cluster's PodDisruptionBudget, while its Slurm node has or may get
+// jobs. Not in the template hash: pods made before keep running without it.
+void AddInUseReadinessGate(rapidjson::Value& spec, Allocator& a) {
+  auto it = spec.FindMember("readinessGates");
+  if (it == spec.MemberEnd() || !it->value.IsArray()) {
+    k8s::SetMember(spec, "readinessGates", rapidjson::Value(rapidjson::kArrayType), a);
+  }
+  rapidjson::Value& gates = spec["readinessGates"];
+  for (const rapidjson::Value& gate : gates.GetArray()) {
+    if (k8s::StringMember(gate, "conditionType") == api::kSlurmNodeInUseCondition) return;
+  }
+  rapidjson::Value gate(rapidjson::kObjectType);
+  SetString(gate, "conditionType", api::kSlurmNodeInUseCondition, a);
+  gates.PushBack(gate, a);
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> TemplateHash(absl::string_view node_set_json) {
@@ -208,6 +228,7 @@ absl::StatusOr<std::string> BuildPod(const PodInputs& inputs) {
     return s;
   }
   AddTolerations(ns_spec, spec, a);
+  AddInUseReadinessGate(spec, a);
   return k8s::SetControllerReference(inputs.node_set_json, k8s::ToJson(pod));
 }
 

@@ -20,7 +20,7 @@ struct ObservedPod {
   std::string uid;
   std::string node_name;      // spec.nodeName
   std::string template_hash;  // tidepool.dev/template-hash annotation
-  bool ready = false;         // condition Ready is True
+  bool ready = false;         // PodView::ready: the containers are ready
   bool deleting = false;      // deletionTimestamp set
 };
 

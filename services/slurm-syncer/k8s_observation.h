@@ -24,7 +24,7 @@ struct PodObservation {
   std::string slurm_node;      // label tidepool.dev/slurm-node, else the pod name
   std::string node_name;       // spec.nodeName
   std::string controller_uid;  // the ownerReference with controller: true
-  bool ready = false;          // condition Ready is True
+  bool ready = false;          // PodView::ready: the containers are ready
   bool terminating = false;
   std::map<std::string, std::string> annotations;
   std::map<std::string, ConditionView> conditions;  // by type

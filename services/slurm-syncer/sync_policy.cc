@@ -124,6 +124,10 @@ std::string StateMessage(const Node& slurm) {
 
 }  // namespace
 
+bool SlurmNodeInUse(const Node& slurm) {
+  return Busy(slurm) || !(slurm.state.Has(NodeState::kDrain) || slurm.state.Has(NodeState::kDown));
+}
+
 bool IsSyncCause(absl::string_view reason) {
   for (absl::string_view prefix : kSyncCausePrefixes) {
     if (absl::StartsWith(reason, prefix)) return true;
@@ -179,14 +183,39 @@ std::optional<std::string> PodAnnotationPatch(const PodObservation& pod, const N
   return AnnotationPatch(want);
 }
 
+namespace {
+
+// The pod's readiness gate: True while evicting the pod could end a job.
+DesiredCondition InUseCondition(const Node& slurm) {
+  if (Busy(slurm)) {
+    return {api::kSlurmNodeInUseCondition, true, "JobsRunning",
+            "jobs run on the Slurm node: the pod is not evicted until they end"};
+  }
+  if (slurm.state.Has(NodeState::kDrain)) {
+    return {api::kSlurmNodeInUseCondition, false, "DrainedIdle",
+            absl::StrCat("drained and idle (", slurm.reason, "): no job runs here and Slurm ",
+                         "starts none, the pod may be evicted")};
+  }
+  if (slurm.state.Has(NodeState::kDown)) {
+    return {api::kSlurmNodeInUseCondition, false, "DownIdle",
+            "down and idle: no job runs here and Slurm starts none, the pod may be evicted"};
+  }
+  return {api::kSlurmNodeInUseCondition, true, "AcceptingJobs",
+          "Slurm may start jobs here: drain the Slurm node (a cordon does) before evicting"};
+}
+
+}  // namespace
+
 std::optional<std::string> PodConditionApply(const PodObservation& pod, const Node& slurm,
                                              absl::Time now) {
   const std::string reason = SlurmStateReason(slurm);
   const bool ready = reason == "Idle" || reason == "Allocated" || reason == "Mixed";
-  const DesiredCondition condition{api::kSlurmNodeReadyCondition, ready, reason,
-                                   StateMessage(slurm)};
-  if (SameCondition(pod.conditions, condition)) return std::nullopt;
-  return ConditionsApplyBody("Pod", pod.ns, pod.name, pod.conditions, {condition}, now);
+  const std::vector<DesiredCondition> conditions = {
+      {api::kSlurmNodeReadyCondition, ready, reason, StateMessage(slurm)}, InUseCondition(slurm)};
+  bool same = true;
+  for (const DesiredCondition& c : conditions) same = same && SameCondition(pod.conditions, c);
+  if (same) return std::nullopt;
+  return ConditionsApplyBody("Pod", pod.ns, pod.name, pod.conditions, conditions, now);
 }
 
 std::optional<std::string> NodeConditionsApply(const NodeObservation& node, const Node& slurm,

@@ -8,7 +8,8 @@
 //   drains it makes itself (SyncCause): a person's drain, Slurm's DOWN, and other
 //   Tidepool drains ("k8s: scale-in", "k8s: update" from the nodeset-controller) are
 //   left alone.
-//   Slurm → Kubernetes: the pod's annotations and SlurmNodeReady condition, the Node's
+//   Slurm → Kubernetes: the pod's annotations, its SlurmNodeReady condition and its
+//   SlurmNodeInUse readiness gate (False once drained or down and idle), the Node's
 //   SlurmDrain / SlurmCordon / SlurmNotResponding conditions and drain annotation, as
 //   patches — or nothing when the objects already say it.
 
@@ -24,6 +25,10 @@
 #include "tidepool/contract.h"
 
 namespace tidepool::syncer {
+
+// The pod's SlurmNodeInUse readiness gate: jobs run on the node (Busy), or Slurm may
+// start some (neither drained nor down). False: evicting the pod ends no job.
+bool SlurmNodeInUse(const slurm::rest::Node& slurm);
 
 // True for the reasons the two-way sync makes (and so may clear).
 bool IsSyncCause(absl::string_view reason);
@@ -42,7 +47,8 @@ std::optional<DrainRequest> PlanSlurmUpdate(const std::optional<std::string>& de
 // A JSON merge patch for the pod's tidepool.dev/slurm-state and -reason annotations.
 std::optional<std::string> PodAnnotationPatch(const PodObservation& pod,
                                               const slurm::rest::Node& slurm);
-// A server-side apply body for the pod's status condition SlurmNodeReady.
+// A server-side apply body for the pod's status conditions SlurmNodeReady and
+// SlurmNodeInUse (api::kSlurmNodeInUseCondition).
 std::optional<std::string> PodConditionApply(const PodObservation& pod,
                                              const slurm::rest::Node& slurm, absl::Time now);
 // A server-side apply body for the Node's Slurm conditions.

@@ -375,6 +375,24 @@ absl::Status TwoWaySync::SyncKubernetesToSlurm(const PodObservation& pod,
   return absl::OkStatus();
 }
 
+namespace {
+
+// When the readiness gate turns: from then on `kubectl drain` may (or may no longer)
+// evict the pod.
+void LogEvictability(const PodObservation& pod, const slurm::rest::Node& slurm) {
+  const bool in_use = SlurmNodeInUse(slurm);
+  auto gate = pod.conditions.find(api::kSlurmNodeInUseCondition);
+  const bool was_in_use = gate == pod.conditions.end() || gate->second.status != "False";
+  if (gate != pod.conditions.end() && in_use == was_in_use) return;
+  common::LogInfo(in_use ? "pod_eviction_blocked" : "pod_eviction_allowed",
+                  {{"pod", pod.ns + "/" + pod.name},
+                   {"slurm_node", pod.slurm_node},
+                   {"slurm_state", slurm.state.ToString()},
+                   {"reason", slurm.reason}});
+}
+
+}  // namespace
+
 absl::Status TwoWaySync::SyncSlurmToKubernetes(const PodObservation& pod,
                                                const NodeObservation* node,
                                                const slurm::rest::Node& slurm) {
@@ -390,6 +408,7 @@ absl::Status TwoWaySync::SyncSlurmToKubernetes(const PodObservation& pod,
     absl::StatusOr<std::string> r =
         client_.Apply(k8s::Pods(), pod.ns, pod.name, *body, apply, "status");
     if (!r.ok() && !absl::IsNotFound(r.status())) return r.status();
+    LogEvictability(pod, slurm);
   }
   if (node == nullptr) return absl::OkStatus();
   if (std::optional<std::string> body = NodeConditionsApply(*node, slurm, now); body.has_value()) {

@@ -7,10 +7,12 @@
 // pods as them and is recorded by slurmdbd (managed MariaDB); a running job survives the
 // slurmctld pod's replacement; a slurmConfig change reaches slurmctld and, configless,
 // slurmd. Both Slurm versions.
+#include <atomic>
 #include <catch2/catch_test_macros.hpp>
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -205,6 +207,105 @@ TEST_CASE("a SlurmCluster and a NodeSet applied become a Slurm cluster of pods t
             .has_value();
     INFO("slurmd's cached slurm.conf:\n" << cached);
     CHECK(slurmd_has_it);
+
+    // `kubectl drain` of a Node waits for the jobs on its slurmd pod: the cordon drains the
+    // Slurm node, the compute PodDisruptionBudget refuses the eviction while the pod is
+    // Ready (its SlurmNodeInUse gate True), and lets it through once the node is idle.
+    const std::string kube_node(absl::StripAsciiWhitespace(
+        MustKubectl(env, {"-n", ns, "get", "pod", "cpu-01", "-o", "jsonpath={.spec.nodeName}"})));
+    REQUIRE(!kube_node.empty());
+    const auto in_use = [&] {
+      return TryKubectl(env,
+                        {"-n", ns, "get", "pod", "cpu-01", "-o",
+                         "jsonpath={.status.conditions[?(@.type==\"tidepool.dev/SlurmNodeInUse\")]"
+                         ".status}/{.status.conditions[?(@.type==\"Ready\")].status}/"
+                         "{.metadata.uid}"})
+          .value_or("");
+    };
+    REQUIRE(PollUntil([&] { return absl::StartsWith(in_use(), "True/True/"); }, absl::Seconds(60),
+                      absl::Seconds(1)));
+    const std::string uid_before = in_use().substr(10);
+    const std::string held_job(
+        absl::StripAsciiWhitespace(InController(env, ns,
+                                                {"sbatch", "--parsable", "-w", "cpu-01", "-N1",
+                                                 "-o", "/dev/null", "--wrap", "sleep 25"})
+                                       .value_or("")));
+    REQUIRE(!held_job.empty());
+    REQUIRE(PollUntil(
+        [&] {
+          return absl::StrContains(
+              InController(env, ns, {"scontrol", "show", "job", held_job}).value_or(""),
+              "JobState=RUNNING");
+        },
+        absl::Seconds(30), absl::Seconds(1)));
+    const std::vector<std::string> drain = {
+        "drain", kube_node, "--pod-selector",
+        absl::StrCat("tidepool.dev/cluster=research,tidepool.dev/component=slurmd"),
+        "--delete-emptydir-data"};
+    std::vector<std::string> refused_drain = drain;
+    refused_drain.push_back("--timeout=12s");
+    const std::string before_drain =
+        TryKubectl(env, {"-n", ns, "get", "pdb,pod", "-o", "yaml"}).value_or("");
+    // What the pod's readiness was while the drain ran, for a failure's message.
+    std::string readiness_seen;
+    std::atomic<bool> draining_done = false;
+    std::thread watcher([&] {
+      while (!draining_done) {
+        absl::StrAppend(&readiness_seen,
+                        absl::FormatTime("%H:%M:%E3S ", absl::Now(), absl::UTCTimeZone()),
+                        TryKubectl(env, {"-n", ns, "get", "pod", "cpu-01", "-o",
+                                         "jsonpath={.metadata.deletionTimestamp} {range "
+                                         ".status.conditions[*]}{.type}={.status}/{.reason} "
+                                         "{end}"})
+                            .value_or("(no answer)"),
+                        "\n");
+        absl::SleepFor(absl::Milliseconds(200));
+      }
+    });
+    absl::StatusOr<CommandResult> refused = Kubectl(env, refused_drain, absl::Seconds(60));
+    draining_done = true;
+    watcher.join();
+    INFO("cpu-01 during the drain:\n" << readiness_seen);
+    REQUIRE(refused.ok());
+    INFO("kubectl drain while the job runs: " << refused->output);
+    INFO("budgets and pods before the drain:\n" << before_drain);
+    CHECK(refused->exit_code != 0);
+    CHECK(absl::StrContains(refused->output, "disruption budget"));
+    state = InController(env, ns, {"scontrol", "show", "job", held_job}).value_or("");
+    CHECK(absl::StrContains(state, "JobState=RUNNING"));
+    const std::string draining =
+        InController(env, ns, {"scontrol", "show", "node", "cpu-01"}).value_or("");
+    INFO(draining);
+    CHECK(absl::StrContains(draining, "+DRAIN"));
+    CHECK(absl::StrContains(draining, "Reason=k8s: cordon"));
+    // Once the job is done the same drain goes through, and the job was not cut short.
+    std::vector<std::string> allowed_drain = drain;
+    allowed_drain.push_back("--timeout=120s");
+    absl::StatusOr<CommandResult> allowed = Kubectl(env, allowed_drain, absl::Seconds(150));
+    REQUIRE(allowed.ok());
+    INFO("kubectl drain after the job: " << allowed->output << "\n" << services.Logs());
+    CHECK(allowed->exit_code == 0);
+    state = InController(env, ns, {"scontrol", "show", "job", held_job}).value_or("");
+    INFO(state);
+    CHECK(absl::StrContains(state, "JobState=COMPLETED"));
+    // The nodeset-controller makes the pod again (as a DaemonSet would); uncordoned, its
+    // node is back in service.
+    MustKubectl(env, {"uncordon", kube_node});
+    const bool back =
+        PollUntil(
+            [&] {
+              const std::string now = in_use();
+              return absl::StartsWith(now, "True/True/") && now.substr(10) != uid_before &&
+                     absl::StrContains(
+                         InController(env, ns, {"sinfo", "-h", "-n", "cpu-01", "-o", "%t"})
+                             .value_or(""),
+                         "idle");
+            },
+            absl::Seconds(120), absl::Seconds(2))
+            .has_value();
+    INFO("cpu-01: " << in_use() << "\n"
+                    << InController(env, ns, {"scontrol", "show", "node", "cpu-01"}).value_or(""));
+    CHECK(back);
 
     // A node a person set DOWN stays DOWN when its slurmd registers again (here slurmd
     // restarted; every reconfigure restarts slurmctld, which asks each node to register).

@@ -233,10 +233,24 @@ TEST_CASE("a cordon drains the Slurm node with its reason, and an uncordon undra
   CHECK(ReadField(*f.client, k8s::Nodes(), "", KubeNodeFor("n-01"),
                   Annotation("tidepool.dev/drain")) == "k8s: cordon: kernel upgrade");
   CHECK(f.SlurmReason("n-02").empty());  // the other node is untouched
+  // Drained and idle: the readiness gate lets an eviction through.
+  CHECK(Eventually([&] {
+          return absl::StartsWith(ReadField(*f.client, k8s::Pods(), kNamespace, "n-01",
+                                            Condition("tidepool.dev/SlurmNodeInUse")),
+                                  "False/DrainedIdle");
+        }).has_value());
+  CHECK(absl::StartsWith(ReadField(*f.client, k8s::Pods(), kNamespace, "n-02",
+                                   Condition("tidepool.dev/SlurmNodeInUse")),
+                         "True/AcceptingJobs"));
 
   f.PatchNode("n-01", R"({"spec":{"unschedulable":false}})");
   REQUIRE(Eventually([&] { return f.SlurmReason("n-01").empty(); }).has_value());
   CHECK(RequireNode(*f.syncer, "n-01").idle());
+  CHECK(Eventually([&] {
+          return absl::StartsWith(ReadField(*f.client, k8s::Pods(), kNamespace, "n-01",
+                                            Condition("tidepool.dev/SlurmNodeInUse")),
+                                  "True/AcceptingJobs");
+        }).has_value());
   CHECK(Eventually([&] {
           return ReadField(*f.client, k8s::Nodes(), "", KubeNodeFor("n-01"),
                            Annotation("tidepool.dev/drain")) == "" &&

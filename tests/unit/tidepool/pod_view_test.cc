@@ -38,6 +38,21 @@ TEST_CASE("a slurmd pod's view has what the services read of it") {
   CHECK(pod->conditions.at("tidepool.dev/SlurmNodeReady").reason == "Drained");
 }
 
+TEST_CASE("a pod's readiness is its containers', not its readiness gates'") {
+  // Ready False only because the SlurmNodeInUse gate is: the pod itself is ready.
+  absl::StatusOr<PodView> gated = ParsePodView(R"({"metadata": {"name": "gpu-01"},
+    "status": {"conditions": [{"type": "ContainersReady", "status": "True"},
+                              {"type": "Ready", "status": "False"},
+                              {"type": "tidepool.dev/SlurmNodeInUse", "status": "False"}]}})");
+  REQUIRE(gated.ok());
+  CHECK(gated->ready);
+  absl::StatusOr<PodView> crashed = ParsePodView(R"({"metadata": {"name": "gpu-01"},
+    "status": {"conditions": [{"type": "ContainersReady", "status": "False"},
+                              {"type": "Ready", "status": "True"}]}})");
+  REQUIRE(crashed.ok());
+  CHECK_FALSE(crashed->ready);
+}
+
 TEST_CASE("a bare pod's view has defaults, its name as the Slurm node") {
   absl::StatusOr<PodView> pod =
       ParsePodView(R"({"metadata": {"name": "gpu-01"}, "status": {"phase": "Pending"}})");

@@ -93,6 +93,19 @@ TEST_CASE("the compute Service is the slurmd pods' headless subdomain") {
   CHECK(IntAt(service, {"spec", "ports", "0", "port"}) == 6818);
 }
 
+TEST_CASE("the compute PDB refuses evicting a Ready slurmd pod and allows a not-Ready one") {
+  const rapidjson::Document budget = Parse(ComputeDisruptionBudgetBody(Cluster()));
+  CHECK(StringAt(budget, {"kind"}) == "PodDisruptionBudget");
+  CHECK(StringAt(budget, {"metadata", "name"}) == "research-compute");
+  CHECK(IntAt(budget, {"spec", "minAvailable"}) == 2147483647);
+  CHECK(At(budget, {"spec", "maxUnavailable"}) == nullptr);
+  CHECK(StringAt(budget, {"spec", "unhealthyPodEvictionPolicy"}) == "AlwaysAllow");
+  CHECK(StringAt(budget, {"spec", "selector", "matchLabels", "tidepool.dev/component"}) ==
+        "slurmd");
+  CHECK(StringAt(budget, {"spec", "selector", "matchLabels", "tidepool.dev/cluster"}) ==
+        "research");
+}
+
 TEST_CASE("the state claim outlives the cluster and is shared when there is a backup") {
   v1::SlurmCluster single = Cluster(1);
   const rapidjson::Document claim = Parse(ControllerStateClaimBody(single));

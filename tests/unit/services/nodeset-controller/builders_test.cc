@@ -5,6 +5,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "k8s/object_json.h"
 #include "k8s/ownership.h"
 
@@ -105,6 +106,35 @@ TEST_CASE("a NodeSet without a template gets a slurmd container") {
   REQUIRE(pod["spec"]["containers"].Size() == 1);
   CHECK(k8s::StringMember(pod["spec"]["containers"][0], "name") == "slurmd");
   CHECK(pod["spec"]["tolerations"].Size() == 6);  // a DaemonSet's
+}
+
+TEST_CASE("the pod records the Slurm attributes it was made with") {
+  const rapidjson::Document pod = Build(Inputs());
+  CHECK(k8s::StringMember(pod["metadata"]["annotations"], "tidepool.dev/slurm-attributes") ==
+        R"({"features":["h100"],"weight":10})");
+  const std::string no_slurm = absl::StrReplaceAll(kNodeSet, {{R"(,
+    "slurm": {"features": ["h100"], "weight": 10})",
+                                                               ""}});
+  const rapidjson::Document bare = Build(Inputs(no_slurm));
+  CHECK(k8s::StringMember(bare["metadata"]["annotations"], "tidepool.dev/slurm-attributes") ==
+        "{}");
+}
+
+TEST_CASE("the pod is Ready only with the SlurmNodeInUse gate, after the template's gates") {
+  const rapidjson::Document bare = Build(Inputs());
+  REQUIRE(bare["spec"]["readinessGates"].Size() == 1);
+  CHECK(k8s::StringMember(bare["spec"]["readinessGates"][0], "conditionType") ==
+        "tidepool.dev/SlurmNodeInUse");
+  const std::string with_gates =
+      absl::StrReplaceAll(kNodeSet, {{R"("tolerations": [{"key": "a")",
+                                      R"("readinessGates": [{"conditionType": "example.com/warm"},
+                                        {"conditionType": "tidepool.dev/SlurmNodeInUse"}],
+                     "tolerations": [{"key": "a")"}});
+  const rapidjson::Document pod = Build(Inputs(with_gates));
+  const rapidjson::Value& gates = pod["spec"]["readinessGates"];
+  REQUIRE(gates.Size() == 2);  // not twice
+  CHECK(k8s::StringMember(gates[0], "conditionType") == "example.com/warm");
+  CHECK(k8s::StringMember(gates[1], "conditionType") == "tidepool.dev/SlurmNodeInUse");
 }
 
 TEST_CASE("the NodeSet's tolerations follow the template's, then a DaemonSet's") {

@@ -112,12 +112,44 @@ TEST_CASE("the pod condition says whether the Slurm node takes work") {
       *body, R"("type":"tidepool.dev/SlurmNodeReady","status":"True","reason":"Idle")"));
   pod.conditions[api::kSlurmNodeReadyCondition] = {
       .status = "True", .reason = "Idle", .message = "IDLE"};
+  // Still written: the readiness gate is not there yet.
+  CHECK(PodConditionApply(pod, SlurmNode({NodeState::kIdle}), now).has_value());
+  pod.conditions[api::kSlurmNodeInUseCondition] = {
+      .status = "True",
+      .reason = "AcceptingJobs",
+      .message = "Slurm may start jobs here: drain the Slurm node (a cordon does) before evicting"};
   CHECK_FALSE(PodConditionApply(pod, SlurmNode({NodeState::kIdle}), now).has_value());
   body =
       PodConditionApply(pod, SlurmNode({NodeState::kAllocated, NodeState::kDrain}, "k8s: x"), now);
   REQUIRE(body.has_value());
   CHECK(absl::StrContains(
       *body, R"("status":"False","reason":"Draining","message":"ALLOCATED+DRAIN: k8s: x")"));
+}
+
+TEST_CASE(
+    "the readiness gate lets the pod be evicted only once its Slurm node is drained and idle") {
+  const absl::Time now = absl::FromUnixSeconds(1'800'000'000);
+  const PodObservation pod = ReadyPod();
+  const auto gate = [&](const Node& slurm) {
+    std::optional<std::string> body = PodConditionApply(pod, slurm, now);
+    REQUIRE(body.has_value());
+    const std::string type = R"("type":"tidepool.dev/SlurmNodeInUse","status":")";
+    const size_t at = body->find(type);
+    REQUIRE(at != std::string::npos);
+    return body->substr(at + type.size(), body->find('"', at + type.size()) - at - type.size());
+  };
+  CHECK(gate(SlurmNode({NodeState::kIdle})) == "True");
+  CHECK(gate(SlurmNode({NodeState::kMixed})) == "True");
+  // Draining: jobs still run, so a Node drain must wait.
+  CHECK(gate(SlurmNode({NodeState::kAllocated, NodeState::kDrain}, "k8s: cordon: x")) == "True");
+  CHECK(gate(SlurmNode({NodeState::kIdle, NodeState::kCompleting, NodeState::kDrain}, "x")) ==
+        "True");
+  CHECK(gate(SlurmNode({NodeState::kIdle, NodeState::kDrain}, "k8s: cordon: x")) == "False");
+  CHECK(gate(SlurmNode({NodeState::kIdle, NodeState::kDrain}, "bad DIMM")) == "False");
+  CHECK(gate(SlurmNode({NodeState::kDown})) == "False");
+  CHECK(gate(SlurmNode({NodeState::kDown, NodeState::kAllocated})) == "True");
+  // Not responding but not drained: Slurm may give it jobs when it answers again.
+  CHECK(gate(SlurmNode({NodeState::kIdle, NodeState::kNotResponding})) == "True");
 }
 
 TEST_CASE("Node conditions tell a Tidepool drain from one made in Slurm") {
