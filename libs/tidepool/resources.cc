@@ -96,6 +96,19 @@ absl::StatusOr<tidepool::v1::NodeSet> ParseNodeSet(absl::string_view json) {
   return ParseResource<tidepool::v1::NodeSet>(json, "NodeSet");
 }
 
+absl::StatusOr<tidepool::v1::NodeSetSlurm> ParseNodeSetSlurm(absl::string_view json,
+                                                             absl::string_view object) {
+  absl::StatusOr<rapidjson::Document> document = ParseJson(json);
+  if (!document.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(object, ": spec.slurm: ", document.status().message()));
+  }
+  tidepool::v1::NodeSetSlurm slurm;
+  absl::Status status = ParseInto(&*document, slurm, true, object, "spec.slurm");
+  if (!status.ok()) return status;
+  return slurm;
+}
+
 absl::StatusOr<tidepool::v1::NodeInfo> ParseNode(absl::string_view json) {
   absl::StatusOr<rapidjson::Document> document = ParseJson(json);
   if (!document.ok()) return document.status();

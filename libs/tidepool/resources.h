@@ -18,6 +18,10 @@ inline constexpr char kApiVersion[] = "tidepool.dev/v1alpha1";
 // Metadata is read leniently (managedFields and the like are ignored); status is ignored.
 absl::StatusOr<tidepool::v1::SlurmCluster> ParseSlurmCluster(absl::string_view json);
 absl::StatusOr<tidepool::v1::NodeSet> ParseNodeSet(absl::string_view json);
+// A NodeSet's spec.slurm on its own (a pod's kSlurmAttributesAnnotation), read as
+// strictly as the NodeSet's; errors name `object`.
+absl::StatusOr<tidepool::v1::NodeSetSlurm> ParseNodeSetSlurm(absl::string_view json,
+                                                             absl::string_view object);
 // A core/v1 Node: metadata, spec.taints, spec.unschedulable and status.allocatable.
 absl::StatusOr<tidepool::v1::NodeInfo> ParseNode(absl::string_view json);
 

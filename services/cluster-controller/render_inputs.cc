@@ -7,7 +7,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "k8s/object_json.h"
+#include "tidepool/contract.h"
 #include "tidepool/naming.h"
 #include "tidepool/resources.h"
 
@@ -61,11 +63,27 @@ absl::StatusOr<v1::NodeInfo> NodeInfoOf(const ClusterObjects& objects, const std
   return api::ParseNode(node_json);
 }
 
-// NodeSet name → uid, for the cluster's NodeSets.
-using NodeSetUids = std::map<std::string, std::string>;
+// NodeSet name → the NodeSet in the request, for the cluster's NodeSets.
+using NodeSetsByName = std::map<std::string, const v1::NodeSet*>;
 
-void AddMember(const ClusterObjects& objects, const api::PodView& pod, const NodeSetUids& node_sets,
-               RenderInputs& inputs) {
+// The attributes `pod` was made with when they differ from its NodeSet's current ones;
+// nullopt when they do not (or the pod predates the annotation).
+absl::StatusOr<std::optional<v1::NodeSetSlurm>> PinnedAttributes(const api::PodView& pod,
+                                                                 const v1::NodeSet& node_set) {
+  auto annotation = pod.annotations.find(api::kSlurmAttributesAnnotation);
+  if (annotation == pod.annotations.end()) return std::nullopt;
+  absl::StatusOr<v1::NodeSetSlurm> made_with = api::ParseNodeSetSlurm(
+      annotation->second,
+      absl::StrCat(pod.Key(), ": annotation ", api::kSlurmAttributesAnnotation));
+  if (!made_with.ok()) return made_with.status();
+  if (google::protobuf::util::MessageDifferencer::Equals(*made_with, node_set.spec().slurm())) {
+    return std::nullopt;
+  }
+  return *std::move(made_with);
+}
+
+void AddMember(const ClusterObjects& objects, const api::PodView& pod,
+               const NodeSetsByName& node_sets, RenderInputs& inputs) {
   auto node_set = node_sets.find(pod.node_set);
   if (node_set == node_sets.end()) {
     inputs.skipped.push_back(
@@ -73,7 +91,7 @@ void AddMember(const ClusterObjects& objects, const api::PodView& pod, const Nod
     return;
   }
   // Labels are anyone's to set: only a pod the NodeSet controls becomes a Slurm node.
-  if (pod.controller_uid.empty() || pod.controller_uid != node_set->second) {
+  if (pod.controller_uid.empty() || pod.controller_uid != node_set->second->metadata().uid()) {
     inputs.skipped.push_back(
         absl::StrCat(pod.Key(), ": not controlled by NodeSet ", pod.node_set, " (ownerReference)"));
     return;
@@ -89,10 +107,18 @@ void AddMember(const ClusterObjects& objects, const api::PodView& pod, const Nod
         absl::StrCat(pod.Key(), ": Node ", pod.node_name, ": ", node.status().message()));
     return;
   }
+  // A node keeps the CPUs, memory and GRES its pod was made with until the rolling update
+  // has drained and replaced it: Slurm ends the jobs of a node that lost some.
+  absl::StatusOr<std::optional<v1::NodeSetSlurm>> pinned = PinnedAttributes(pod, *node_set->second);
+  if (!pinned.ok()) {
+    inputs.blocking.push_back(std::string(pinned.status().message()));
+    return;
+  }
   v1::MemberNode* member = inputs.request.add_members();
   member->set_slurm_node_name(pod.slurm_node);
   member->set_node_set(pod.node_set);
   *member->mutable_node() = *std::move(node);
+  if (pinned->has_value()) *member->mutable_slurm() = **std::move(pinned);
 }
 
 }  // namespace
@@ -105,9 +131,9 @@ absl::StatusOr<RenderInputs> BuildRenderInputs(const ClusterObjects& objects,
   *inputs.request.mutable_cluster() = *std::move(cluster);
   *inputs.request.mutable_environment() = environment;
   AddNodeSets(objects, inputs);
-  NodeSetUids node_sets;
+  NodeSetsByName node_sets;
   for (const v1::NodeSet& node_set : inputs.request.node_sets()) {
-    node_sets[node_set.metadata().name()] = node_set.metadata().uid();
+    node_sets[node_set.metadata().name()] = &node_set;
   }
   std::vector<api::PodView> pods = objects.pods;
   for (const std::string& json : objects.pod_jsons) {

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -266,6 +267,37 @@ void PositionedResults::AppendWarnings(std::vector<std::string>& warnings) {
   for (auto& [position, warning] : warnings_) warnings.push_back(std::move(warning));
 }
 
+// Rules for members whose pod was made with other attributes than the NodeSet's current
+// ones (MemberNode.slurm), made once per distinct set of attributes.
+class PinnedAttributes {
+ public:
+  absl::StatusOr<const NodeSetRules*> RulesFor(const NodeSetRules& current,
+                                               const tidepool::v1::NodeSetSlurm& slurm) {
+    const std::string key =
+        absl::StrCat(current.node_set->metadata().name(), "\n", slurm.ShortDebugString());
+    auto [it, added] = rules_.try_emplace(key);
+    Entry& entry = it->second;
+    if (!added) return &entry.rules;
+    entry.node_set = *current.node_set;
+    *entry.node_set.mutable_spec()->mutable_slurm() = slurm;
+    absl::StatusOr<NodeSetRules> rules = PrepareNodeSetRules(entry.node_set);
+    if (!rules.ok()) {
+      rules_.erase(it);
+      return rules.status();
+    }
+    entry.rules = *std::move(rules);
+    return &entry.rules;
+  }
+
+ private:
+  struct Entry {
+    tidepool::v1::NodeSet node_set;  // NodeSetRules points here
+    NodeSetRules rules;
+  };
+  // node_hash_map: entries stay where they are, so the rules' pointers hold.
+  absl::node_hash_map<std::string, Entry> rules_;
+};
+
 // Members are visited in request order, which is how their protos lie in memory: in
 // rendering order each member's labels and resources are a fresh cache miss, which at
 // 10,000 Nodes costs more than deriving them. Results, warnings and the error reported are
@@ -280,6 +312,7 @@ absl::StatusOr<DerivedNodes> DeriveNodes(const RenderRequest& request, const Ren
     if (!rules.ok()) return rules.status();
     node_sets.emplace(node_set.metadata().name(), std::move(*rules));
   }
+  PinnedAttributes pinned;
   DerivedNodes derived;
   PositionedResults results(order.members.size());
   std::vector<std::string> member_warnings;
@@ -287,10 +320,22 @@ absl::StatusOr<DerivedNodes> DeriveNodes(const RenderRequest& request, const Ren
   for (int i = 0; i < request.members_size(); ++i) {
     const MemberNode& member = request.members(i);
     const uint32_t position = order.position_of[i];
-    if (rules == nullptr || rules->node_set->metadata().name() != member.node_set()) {
-      rules = &node_sets.at(member.node_set());
+    const NodeSetRules* member_rules = nullptr;
+    if (member.has_slurm()) {
+      absl::StatusOr<const NodeSetRules*> own =
+          pinned.RulesFor(node_sets.at(member.node_set()), member.slurm());
+      if (!own.ok()) {
+        results.Fail(position, own.status());
+        continue;
+      }
+      member_rules = *own;
+    } else {
+      if (rules == nullptr || rules->node_set->metadata().name() != member.node_set()) {
+        rules = &node_sets.at(member.node_set());
+      }
+      member_rules = rules;
     }
-    absl::StatusOr<DerivedNode> node = DeriveNode(*rules, member, member_warnings);
+    absl::StatusOr<DerivedNode> node = DeriveNode(*member_rules, member, member_warnings);
     if (!node.ok()) {
       results.Fail(position, node.status());
       continue;

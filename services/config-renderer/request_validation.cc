@@ -119,6 +119,33 @@ absl::Status ValidatePartitions(absl::string_view object, const SlurmClusterSpec
   return absl::OkStatus();
 }
 
+// A NodeSet's spec.slurm, or a member's attributes from its pod (`field` names which).
+absl::Status ValidateSlurmAttributes(const tidepool::v1::NodeSetSlurm& slurm,
+                                     const std::string& object, absl::string_view field) {
+  const auto at = [&](absl::string_view name) { return absl::StrCat(field, ".", name); };
+  if (!slurm.gres().empty()) {
+    absl::StatusOr<api::GresSpec> gres = api::ParseGresSpec(slurm.gres());
+    if (!gres.ok()) return Field(object, at("gres"), gres.status().message());
+  }
+  if (slurm.cpus() < 0) return Field(object, at("cpus"), "must not be negative");
+  if (slurm.real_memory_mib() < 0)
+    return Field(object, at("realMemoryMiB"), "must not be negative");
+  if (slurm.reserved_memory_mib() < 0)
+    return Field(object, at("reservedMemoryMiB"), "must not be negative");
+  if (slurm.weight() < 0) return Field(object, at("weight"), "must not be negative");
+  for (int i = 0; i < slurm.features_size(); ++i) {
+    if (!IsFeature(slurm.features(i))) {
+      return Field(object, absl::StrCat(field, ".features[", i, "]"),
+                   absl::StrCat("\"", slurm.features(i), "\" may use only letters, digits, _ . -"));
+    }
+  }
+  std::map<std::string, std::string> extra(slurm.extra_node_config().begin(),
+                                           slurm.extra_node_config().end());
+  absl::Status status = slurm::ValidateLineSettings("NodeName", extra);
+  if (!status.ok()) return Field(object, at("extraNodeConfig"), status.message());
+  return absl::OkStatus();
+}
+
 absl::Status ValidateNodeSet(const NodeSet& node_set, const std::string& cluster) {
   const std::string object =
       absl::StrCat("NodeSet ", node_set.metadata().namespace_(), "/", node_set.metadata().name());
@@ -133,28 +160,7 @@ absl::Status ValidateNodeSet(const NodeSet& node_set, const std::string& cluster
                  absl::StrCat("\"", spec.name_prefix(),
                               "\" is not a lower-case DNS label of at most 42 characters"));
   }
-  const auto& slurm = spec.slurm();
-  if (!slurm.gres().empty()) {
-    absl::StatusOr<api::GresSpec> gres = api::ParseGresSpec(slurm.gres());
-    if (!gres.ok()) return Field(object, "spec.slurm.gres", gres.status().message());
-  }
-  if (slurm.cpus() < 0) return Field(object, "spec.slurm.cpus", "must not be negative");
-  if (slurm.real_memory_mib() < 0)
-    return Field(object, "spec.slurm.realMemoryMiB", "must not be negative");
-  if (slurm.reserved_memory_mib() < 0)
-    return Field(object, "spec.slurm.reservedMemoryMiB", "must not be negative");
-  if (slurm.weight() < 0) return Field(object, "spec.slurm.weight", "must not be negative");
-  for (int i = 0; i < slurm.features_size(); ++i) {
-    if (!IsFeature(slurm.features(i))) {
-      return Field(object, absl::StrCat("spec.slurm.features[", i, "]"),
-                   absl::StrCat("\"", slurm.features(i), "\" may use only letters, digits, _ . -"));
-    }
-  }
-  std::map<std::string, std::string> extra(slurm.extra_node_config().begin(),
-                                           slurm.extra_node_config().end());
-  absl::Status status = slurm::ValidateLineSettings("NodeName", extra);
-  if (!status.ok()) return Field(object, "spec.slurm.extraNodeConfig", status.message());
-  return absl::OkStatus();
+  return ValidateSlurmAttributes(spec.slurm(), object, "spec.slurm");
 }
 
 absl::Status ValidateMembers(const RenderRequest& request,
@@ -186,6 +192,11 @@ absl::Status ValidateMembers(const RenderRequest& request,
       return Field(
           object(), "node.metadata.name",
           absl::StrCat("Node ", node, " is a member twice; a Node belongs to at most one NodeSet"));
+    }
+    if (member.has_slurm()) {
+      absl::Status status = ValidateSlurmAttributes(
+          member.slurm(), absl::StrCat(object(), " (", member.slurm_node_name(), ")"), "slurm");
+      if (!status.ok()) return status;
     }
   }
   return absl::OkStatus();

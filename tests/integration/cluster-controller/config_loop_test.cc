@@ -14,11 +14,14 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "k8s/client.h"
 #include "k8s/config.h"
 #include "k8s/object_json.h"
 #include "k8s/resource.h"
+#include "rapidjson/stringbuffer.h"
+#include "rapidjson/writer.h"
 #include "support/child_process.h"
 #include "support/eventually.h"
 #include "support/http_get.h"
@@ -115,9 +118,30 @@ void CreateKubeNode(k8s::Client& client, const std::string& node) {
                 .status());
 }
 
+// `"annotations":{"tidepool.dev/slurm-attributes":"<json>"},` or "" for none.
+std::string SlurmAttributesAnnotation(const std::string& json) {
+  if (json.empty()) return "";
+  rapidjson::StringBuffer quoted;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(quoted);
+  writer.String(json.c_str(), json.size());
+  return absl::StrCat(R"("annotations":{"tidepool.dev/slurm-attributes":)", quoted.GetString(),
+                      "},");
+}
+
+// The line of `conf` that starts with `prefix`, "" when none does.
+std::string LineStarting(const std::string& conf, const std::string& prefix) {
+  for (absl::string_view line : absl::StrSplit(conf, '\n')) {
+    if (absl::StartsWith(line, prefix)) return std::string(line);
+  }
+  return "";
+}
+
 // A slurmd pod of NodeSet "cpu", controlled by it as the nodeset-controller would make it
 // (only such pods become Slurm nodes).
-void CreateMember(k8s::Client& client, const std::string& pod, const std::string& node) {
+// `slurm_attributes`: the NodeSet's spec.slurm (JSON) the pod was made with, as the
+// nodeset-controller records it; empty: a pod from before that annotation.
+void CreateMember(k8s::Client& client, const std::string& pod, const std::string& node,
+                  const std::string& slurm_attributes = "") {
   absl::StatusOr<std::string> node_set = client.Get(api::NodeSets(), kNamespace, "cpu");
   RequireOk(node_set.status());
   const std::string uid = k8s::ParseObjectMeta(*node_set)->uid;
@@ -125,8 +149,9 @@ void CreateMember(k8s::Client& client, const std::string& pod, const std::string
   RequireOk(client
                 .Create(k8s::Pods(), kNamespace,
                         absl::StrCat(
-                            R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")", pod,
-                            R"(","labels":{"tidepool.dev/component":"slurmd",
+                            R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")", pod, R"(",)",
+                            SlurmAttributesAnnotation(slurm_attributes),
+                            R"("labels":{"tidepool.dev/component":"slurmd",
                         "tidepool.dev/cluster":"loop","tidepool.dev/nodeset":"cpu",
                         "tidepool.dev/slurm-node":")",
                             pod, R"("},"ownerReferences":[{"apiVersion":"tidepool.dev/v1alpha1",)",
@@ -351,6 +376,44 @@ TEST_CASE("the config loop renders, writes the ConfigMap, reconfigures once per 
     CreateKubeNode(*f.client, "loop-k1");
     CHECK(Eventually([&] {
             return absl::StartsWith(f.ClusterCondition("ConfigRendered"), "True/Rendered/2 nodes");
+          }).has_value());
+  }
+
+  SECTION("changed Slurm attributes reach only the nodes whose pods were made with them") {
+    // cpu-02 was made with the NodeSet's attributes of now; they change after. It keeps
+    // them until the rolling update (drain first) replaces its pod: Slurm ends the jobs of
+    // a node that loses CPUs or GPUs on reconfigure. cpu-01 predates the annotation and
+    // follows the NodeSet.
+    CreateMember(*f.client, "cpu-02", "loop-k2",
+                 R"({"cpus":0,"features":["cpu"],"realMemoryMiB":0,"reservedMemoryMiB":4096})");
+    REQUIRE(
+        Eventually([&] { return absl::StrContains(f.SlurmConf(), "cpu-[01-02]"); }).has_value());
+    RequireOk(f.client
+                  ->MergePatch(api::NodeSets(), kNamespace, "cpu",
+                               R"({"spec":{"slurm":{"features":["cpu","v2"]}}})")
+                  .status());
+    const bool rendered = Eventually([&] {
+                            return absl::StrContains(
+                                LineStarting(f.SlurmConf(), "NodeName=cpu-01 "), "Feature=cpu,v2");
+                          }).has_value();
+    INFO(f.SlurmConf());
+    REQUIRE(rendered);
+    const std::string kept = LineStarting(f.SlurmConf(), "NodeName=cpu-02 ");
+    CHECK(absl::StrContains(kept, "Feature=cpu "));
+    CHECK_FALSE(absl::StrContains(kept, "v2"));
+    // Its replacement, made with the new attributes, gets them.
+    RequireOk(
+        f.client->Delete(k8s::Pods(), kNamespace, "cpu-02", {.grace_period_seconds = 0}).status());
+    REQUIRE(Eventually([&] {
+              return LineStarting(f.SlurmConf(), "NodeName=cpu-02 ").empty();
+            }).has_value());
+    CreateMember(
+        *f.client, "cpu-02", "loop-k2",
+        R"({"cpus":0,"features":["cpu","v2"],"realMemoryMiB":0,"reservedMemoryMiB":4096})");
+    CHECK(Eventually([&] {
+            return absl::StrContains(f.SlurmConf(), "NodeName=cpu-[01-02]") &&
+                   absl::StrContains(LineStarting(f.SlurmConf(), "NodeName=cpu-[01-02] "),
+                                     "Feature=cpu,v2");
           }).has_value());
   }
 

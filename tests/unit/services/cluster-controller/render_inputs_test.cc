@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "google/protobuf/util/message_differencer.h"
 
 namespace tidepool::cluster {
@@ -138,6 +139,52 @@ TEST_CASE("inputs that cannot be read stop the render, naming each") {
     absl::StatusOr<RenderInputs> inputs = BuildRenderInputs(objects, {});
     INFO(inputs.status().ToString());
     CHECK(inputs.ok());
+  }
+}
+
+// The pod JSON with its tidepool.dev/slurm-attributes annotation (`attributes` is JSON).
+std::string WithAttributes(const std::string& pod, const std::string& attributes) {
+  std::string escaped;
+  for (char c : attributes) {
+    if (c == '"') escaped += '\\';
+    escaped += c;
+  }
+  return absl::StrReplaceAll(
+      pod, {{R"("namespace": "hpc", "labels")",
+             R"("namespace": "hpc", "annotations": {"tidepool.dev/slurm-attributes": ")" + escaped +
+                 R"("}, "labels")"}});
+}
+
+TEST_CASE("a pod made with other Slurm attributes than its NodeSet's keeps them") {
+  ClusterObjects objects = Objects();
+  objects.node_set_jsons[1] =
+      absl::StrReplaceAll(objects.node_set_jsons[1],
+                          {{R"("clusterRef": {"name": "research"})",
+                            R"("clusterRef": {"name": "research"}, "slurm": {"cpus": 32})"}});
+  objects.pod_jsons = {
+      WithAttributes(Pod("h100-01", "h100", "k-1"), R"({"cpus":64,"gres":"gpu:8"})"),
+      WithAttributes(Pod("h100-02", "h100", "k-2"), R"({"cpus":32})")};
+  absl::StatusOr<RenderInputs> inputs = BuildRenderInputs(objects, {});
+  INFO(inputs.status().ToString());
+  REQUIRE(inputs.ok());
+  REQUIRE(inputs->request.members_size() == 2);
+  // Made before the change to 32 CPUs: keeps 64 until the rolling update replaces it.
+  REQUIRE(inputs->request.members(0).has_slurm());
+  CHECK(inputs->request.members(0).slurm().cpus() == 64);
+  CHECK(inputs->request.members(0).slurm().gres() == "gpu:8");
+  // Made with the NodeSet's current attributes: nothing pinned.
+  CHECK_FALSE(inputs->request.members(1).has_slurm());
+
+  SECTION("attributes that do not read stop the render, naming the pod") {
+    for (const std::string& bad :
+         {std::string("{"), std::string(R"({"cpus":"many"})"), std::string(R"({"cores":8})")}) {
+      objects.pod_jsons = {WithAttributes(Pod("h100-01", "h100", "k-1"), bad)};
+      absl::StatusOr<RenderInputs> refused = BuildRenderInputs(objects, {});
+      INFO(bad << ": " << refused.status().ToString());
+      CHECK(absl::IsFailedPrecondition(refused.status()));
+      CHECK(absl::StrContains(refused.status().message(),
+                              "hpc/h100-01: annotation tidepool.dev/slurm-attributes"));
+    }
   }
 }
 

@@ -75,6 +75,33 @@ TEST_CASE("Render derives node lines, partitions and GRES from the request") {
   CHECK(response->config_hash().rfind("sha256:", 0) == 0);
 }
 
+TEST_CASE("Render gives a member the attributes its pod was made with, when it has its own") {
+  tidepool::v1::RenderRequest request = TwoNodeSets();
+  // gpu-h100-02's pod predates a change of the NodeSet to 32 CPUs and 4 GPUs: it keeps 64 and
+  // 8 until the rolling update has drained and replaced it.
+  for (auto& node_set : *request.mutable_node_sets()) {
+    if (node_set.metadata().name() != "h100") continue;
+    *request.mutable_members(1)->mutable_slurm() = node_set.spec().slurm();
+    node_set.mutable_spec()->mutable_slurm()->set_cpus(32);
+    node_set.mutable_spec()->mutable_slurm()->set_gres("gpu:h100:4");
+  }
+  auto response = Render(request);
+  INFO(response.status().ToString());
+  REQUIRE(response.ok());
+  const std::string slurm_conf = FileOf(*response, "slurm.conf");
+  CHECK(absl::StrContains(slurm_conf,
+                          "\nNodeName=gpu-h100-[01,03-04] CPUs=32 RealMemory=258048 "
+                          "Gres=gpu:h100:4 Feature=h100 Weight=100 State=UNKNOWN\n"));
+  CHECK(absl::StrContains(slurm_conf,
+                          "\nNodeName=gpu-h100-02 CPUs=64 RealMemory=258048 Gres=gpu:h100:8 "
+                          "Feature=h100 Weight=100 State=UNKNOWN\n"));
+  CHECK(absl::StrContains(FileOf(*response, "gres.conf"),
+                          "\nNodeName=gpu-h100-02 Name=gpu Type=h100 File=/dev/nvidia[0-7] "
+                          "Count=8\n"));
+  // Still in the NodeSet's partitions.
+  CHECK(absl::StrContains(slurm_conf, "\nPartitionName=gpu Nodes=gpu-h100-[01-04] "));
+}
+
 TEST_CASE("Render lists each node as slurmctld will describe it after loading the files") {
   auto response = Render(TwoNodeSets());
   REQUIRE(response.ok());
@@ -152,6 +179,9 @@ TEST_CASE("Render refuses bad input with a message that names the field") {
       {"GRES",
        [](auto& r) { r.mutable_node_sets(1)->mutable_spec()->mutable_slurm()->set_gres("gpu:8x"); },
        "NodeSet hpc/h200: spec.slurm.gres: \"gpu:8x\" is not name:type:count"},
+      {"a member's own attributes",
+       [](auto& r) { r.mutable_members(1)->mutable_slurm()->set_gres("gpu:8x"); },
+       "members[1] (gpu-h100-02): slurm.gres: \"gpu:8x\" is not name:type:count"},
       {"unknown slurm.conf key",
        [](auto& r) {
          (*r.mutable_cluster()->mutable_spec()->mutable_slurm_config())["DefMemPerCpus"] = "1";
