@@ -185,23 +185,32 @@ std::optional<std::string> PodAnnotationPatch(const PodObservation& pod, const N
 
 namespace {
 
-// The pod's readiness gate: True while evicting the pod could end a job.
+// The pod's readiness gate (SlurmNodeInUse decides), with why.
 DesiredCondition InUseCondition(const Node& slurm) {
-  if (Busy(slurm)) {
-    return {api::kSlurmNodeInUseCondition, true, "JobsRunning",
-            "jobs run on the Slurm node: the pod is not evicted until they end"};
+  if (SlurmNodeInUse(slurm)) {
+    return Busy(slurm)
+               ? DesiredCondition{api::kSlurmNodeInUseCondition, true, "JobsRunning",
+                                  "jobs run on the Slurm node: the pod is not evicted until "
+                                  "they end"}
+               : DesiredCondition{api::kSlurmNodeInUseCondition, true, "AcceptingJobs",
+                                  "Slurm may start jobs here: drain the Slurm node (a cordon "
+                                  "does) before evicting"};
   }
   if (slurm.state.Has(NodeState::kDrain)) {
     return {api::kSlurmNodeInUseCondition, false, "DrainedIdle",
             absl::StrCat("drained and idle (", slurm.reason, "): no job runs here and Slurm ",
                          "starts none, the pod may be evicted")};
   }
-  if (slurm.state.Has(NodeState::kDown)) {
-    return {api::kSlurmNodeInUseCondition, false, "DownIdle",
-            "down and idle: no job runs here and Slurm starts none, the pod may be evicted"};
+  return {api::kSlurmNodeInUseCondition, false, "DownIdle",
+          "down and idle: no job runs here and Slurm starts none, the pod may be evicted"};
+}
+
+bool AllSame(const std::map<std::string, ConditionView>& current,
+             const std::vector<DesiredCondition>& want) {
+  for (const DesiredCondition& c : want) {
+    if (!SameCondition(current, c)) return false;
   }
-  return {api::kSlurmNodeInUseCondition, true, "AcceptingJobs",
-          "Slurm may start jobs here: drain the Slurm node (a cordon does) before evicting"};
+  return true;
 }
 
 }  // namespace
@@ -212,9 +221,7 @@ std::optional<std::string> PodConditionApply(const PodObservation& pod, const No
   const bool ready = reason == "Idle" || reason == "Allocated" || reason == "Mixed";
   const std::vector<DesiredCondition> conditions = {
       {api::kSlurmNodeReadyCondition, ready, reason, StateMessage(slurm)}, InUseCondition(slurm)};
-  bool same = true;
-  for (const DesiredCondition& c : conditions) same = same && SameCondition(pod.conditions, c);
-  if (same) return std::nullopt;
+  if (AllSame(pod.conditions, conditions)) return std::nullopt;
   return ConditionsApplyBody("Pod", pod.ns, pod.name, pod.conditions, conditions, now);
 }
 
@@ -234,9 +241,7 @@ std::optional<std::string> NodeConditionsApply(const NodeObservation& node, cons
       {api::kSlurmNotRespondingCondition, not_responding,
        not_responding ? "NotResponding" : "Responding", not_responding ? StateMessage(slurm) : ""},
   };
-  bool same = true;
-  for (const DesiredCondition& c : conditions) same = same && SameCondition(node.conditions, c);
-  if (same) return std::nullopt;
+  if (AllSame(node.conditions, conditions)) return std::nullopt;
   return ConditionsApplyBody("Node", "", node.name, node.conditions, conditions, now);
 }
 

@@ -240,8 +240,7 @@ TEST_CASE("a SlurmCluster and a NodeSet applied become a Slurm cluster of pods t
         absl::Seconds(30), absl::Seconds(1)));
     const std::vector<std::string> drain = {
         "drain", kube_node, "--pod-selector",
-        absl::StrCat("tidepool.dev/cluster=research,tidepool.dev/component=slurmd"),
-        "--delete-emptydir-data"};
+        "tidepool.dev/cluster=research,tidepool.dev/component=slurmd", "--delete-emptydir-data"};
     std::vector<std::string> refused_drain = drain;
     refused_drain.push_back("--timeout=12s");
     const std::string before_drain =
