@@ -26,10 +26,23 @@ void InitGrpcPluginsOnce() {
   (void)initialized;
 }
 
+std::shared_ptr<grpc::ServerCredentials> MutualTlsCredentials(const GrpcTls& tls) {
+  grpc::SslServerCredentialsOptions ssl(GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+  ssl.pem_root_certs = tls.ca_pem;
+  ssl.pem_key_cert_pairs.push_back({.private_key = tls.key_pem, .cert_chain = tls.cert_pem});
+  return grpc::SslServerCredentials(ssl);
+}
+
+std::shared_ptr<grpc::ServerCredentials> Credentials(const ServerSecurity& security) {
+  if (!security.tls.has_value()) return grpc::InsecureServerCredentials();
+  return MutualTlsCredentials(*security.tls);
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
-    const std::string& address, uint16_t port, const std::vector<grpc::Service*>& services) {
+    const std::string& address, uint16_t port, const std::vector<grpc::Service*>& services,
+    const ServerSecurity& security) {
   InitGrpcPluginsOnce();
   const std::string listen = GrpcListenAddress(address, port);
   grpc::ServerBuilder builder;
@@ -38,7 +51,7 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   // Render requests for 10,000 nodes with their labels exceed gRPC's 4 MiB default.
   builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
-  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &selected_port);
+  builder.AddListeningPort(listen, Credentials(security), &selected_port);
   for (grpc::Service* service : services) builder.RegisterService(service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || selected_port == 0) {

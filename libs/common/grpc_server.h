@@ -2,21 +2,31 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/grpc_tls.h"
 #include "grpcpp/server.h"
 
 namespace tidepool::common {
+
+// How a server authenticates its callers.
+struct ServerSecurity {
+  // Unset: plaintext. Set: mutual TLS; a caller must present a certificate of this CA (what
+  // it may call is each service's MethodAuthorizer's to say).
+  std::optional<GrpcTls> tls;
+};
 
 // A gRPC server with the standard health-checking service and server reflection.
 // Shuts down (bounded by the given grace period) when destroyed or on Shutdown().
 class GrpcServer {
  public:
   static absl::StatusOr<std::unique_ptr<GrpcServer>> Start(
-      const std::string& address, uint16_t port, const std::vector<grpc::Service*>& services);
+      const std::string& address, uint16_t port, const std::vector<grpc::Service*>& services,
+      const ServerSecurity& security = {});
 
   ~GrpcServer();
   GrpcServer(const GrpcServer&) = delete;

@@ -13,6 +13,11 @@ ABSL_FLAG(int32_t, http_port, 8080,
 ABSL_FLAG(std::string, log_level, "info", "Lowest level logged: debug, info, warn or error");
 ABSL_FLAG(absl::Duration, shutdown_timeout, absl::Seconds(10),
           "How long in-flight work may take to finish after SIGTERM (0s-300s)");
+ABSL_FLAG(std::string, grpc_tls_dir, "",
+          "Directory with ca.crt, tls.crt and tls.key (a kubernetes.io/tls Secret with its CA): "
+          "gRPC serves and calls with mutual TLS, and each method admits only the services the "
+          "design lets call it. Empty: plaintext gRPC that any process reaching the port may "
+          "call");
 
 namespace tidepool::common {
 namespace {
@@ -60,6 +65,11 @@ absl::StatusOr<ServiceOptions> ValidateServiceFlags(const RawServiceFlags& raw) 
                      " is out of range; use 0s to 300s"));
   }
   options.shutdown_timeout = raw.shutdown_timeout;
+  if (!raw.grpc_tls_dir.empty() && raw.grpc_tls_dir.front() != '/') {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--grpc_tls_dir=\"", raw.grpc_tls_dir, "\" is not an absolute path"));
+  }
+  options.grpc_tls_dir = raw.grpc_tls_dir;
   return options;
 }
 
@@ -70,6 +80,7 @@ absl::StatusOr<ServiceOptions> ReadServiceFlags() {
       .http_port = absl::GetFlag(FLAGS_http_port),
       .log_level = absl::GetFlag(FLAGS_log_level),
       .shutdown_timeout = absl::GetFlag(FLAGS_shutdown_timeout),
+      .grpc_tls_dir = absl::GetFlag(FLAGS_grpc_tls_dir),
   });
 }
 

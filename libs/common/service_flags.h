@@ -13,6 +13,7 @@ ABSL_DECLARE_FLAG(int32_t, grpc_port);
 ABSL_DECLARE_FLAG(int32_t, http_port);
 ABSL_DECLARE_FLAG(std::string, log_level);
 ABSL_DECLARE_FLAG(absl::Duration, shutdown_timeout);
+ABSL_DECLARE_FLAG(std::string, grpc_tls_dir);
 
 namespace tidepool::common {
 
@@ -23,6 +24,8 @@ struct ServiceOptions {
   uint16_t http_port = 0;
   LogLevel log_level = LogLevel::kInfo;
   absl::Duration shutdown_timeout;
+  // ca.crt, tls.crt and tls.key of this service's gRPC identity ("" = plaintext gRPC).
+  std::string grpc_tls_dir;
 };
 
 struct RawServiceFlags {
@@ -31,6 +34,7 @@ struct RawServiceFlags {
   int64_t http_port = 0;
   std::string log_level;
   absl::Duration shutdown_timeout;
+  std::string grpc_tls_dir;
 };
 
 // Checks raw flag values; the error names the flag and says what is accepted.

@@ -54,15 +54,20 @@ int Serve(ServiceContext& context, ShutdownSignal& shutdown_signal) {
     LogError("start_failed", {{"error", http.status()}});
     return kExitStartFailure;
   }
-  auto grpc_server =
-      GrpcServer::Start(options.listen_address, options.grpc_port, context.grpc_services());
+  auto grpc_server = GrpcServer::Start(options.listen_address, options.grpc_port,
+                                       context.grpc_services(), {.tls = context.grpc_tls()});
   if (!grpc_server.ok()) {
     LogError("start_failed", {{"error", grpc_server.status()}});
     return kExitStartFailure;
   }
   LogInfo("started", {{"version", kVersion},
                       {"grpc", absl::StrCat(options.listen_address, ":", options.grpc_port)},
-                      {"http", absl::StrCat(options.listen_address, ":", options.http_port)}});
+                      {"http", absl::StrCat(options.listen_address, ":", options.http_port)},
+                      {"grpc_tls", context.grpc_tls().has_value() ? "mutual" : "off"}});
+  if (!context.grpc_tls().has_value()) {
+    LogWarn("grpc_plaintext", {{"risk", "any process that reaches the gRPC port may call it"},
+                               {"fix", "set --grpc_tls_dir"}});
+  }
 
   const int signal_number = shutdown_signal.Wait();
   LogInfo("stopping", {{"signal", strsignal(signal_number)}, {"grace", options.shutdown_timeout}});
@@ -80,10 +85,20 @@ int Serve(ServiceContext& context, ShutdownSignal& shutdown_signal) {
 
 }  // namespace
 
-ServiceContext::ServiceContext(std::string name, ServiceOptions options)
+ServiceContext::ServiceContext(std::string name, ServiceOptions options,
+                               std::optional<GrpcTls> grpc_tls)
     : name_(std::move(name)),
       options_(std::move(options)),
+      grpc_tls_(std::move(grpc_tls)),
       metrics_(std::make_shared<prometheus::Registry>()) {}
+
+ChannelOptions ServiceContext::ChannelTo(std::string server) const {
+  return ChannelOptions{.tls = grpc_tls_, .server_name = std::move(server)};
+}
+
+MethodAuthorizer ServiceContext::Authorizer(std::vector<MethodGrant> grants) const {
+  return MethodAuthorizer(std::move(grants), grpc_tls_.has_value());
+}
 
 grpc::Service* ServiceContext::AddGrpcService(std::unique_ptr<grpc::Service> service) {
   services_.push_back(std::move(service));
@@ -150,7 +165,16 @@ int RunService(int argc, char** argv, const ServiceDefinition& definition) {
   }
   ConfigureLogging(definition.name, options->log_level);
 
-  ServiceContext context(definition.name, *options);
+  std::optional<GrpcTls> grpc_tls;
+  if (!options->grpc_tls_dir.empty()) {
+    absl::StatusOr<GrpcTls> loaded = LoadGrpcTlsDir(options->grpc_tls_dir);
+    if (!loaded.ok()) {
+      LogError("start_failed", {{"error", loaded.status()}});
+      return kExitStartFailure;
+    }
+    grpc_tls = *std::move(loaded);
+  }
+  ServiceContext context(definition.name, *options, std::move(grpc_tls));
   RegisterBuildInfo(context.metrics(), definition.name, kVersion);
   context.AddGrpcService(std::make_unique<InfoServiceImpl>(definition.name, kVersion, absl::Now()));
   if (definition.setup) {

@@ -7,6 +7,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "common/grpc_authz.h"
+#include "common/grpc_channel.h"
+#include "common/grpc_tls.h"
 #include "common/http_server.h"
 #include "common/service_flags.h"
 #include "grpcpp/impl/codegen/service_type.h"
@@ -17,10 +20,18 @@ namespace tidepool::common {
 // What a service's setup function gets to wire itself into the process.
 class ServiceContext {
  public:
-  ServiceContext(std::string name, ServiceOptions options);
+  ServiceContext(std::string name, ServiceOptions options,
+                 std::optional<GrpcTls> grpc_tls = std::nullopt);
 
   const std::string& name() const { return name_; }
   const ServiceOptions& options() const { return options_; }
+  // This service's gRPC identity; unset when gRPC is plaintext.
+  const std::optional<GrpcTls>& grpc_tls() const { return grpc_tls_; }
+  // How to open a channel to the service named `server` ("slurm-syncer"): with this
+  // service's identity, checking the server's, when gRPC uses TLS.
+  ChannelOptions ChannelTo(std::string server) const;
+  // Admits only `grants`' callers to each method when gRPC uses TLS; everyone otherwise.
+  MethodAuthorizer Authorizer(std::vector<MethodGrant> grants) const;
   prometheus::Registry& metrics() { return *metrics_; }
   std::shared_ptr<prometheus::Registry> shared_metrics() { return metrics_; }
 
@@ -42,6 +53,7 @@ class ServiceContext {
  private:
   std::string name_;
   ServiceOptions options_;
+  std::optional<GrpcTls> grpc_tls_;
   std::shared_ptr<prometheus::Registry> metrics_;
   std::vector<std::unique_ptr<grpc::Service>> services_;
   std::vector<std::pair<std::string, ReadinessCheck>> readiness_checks_;

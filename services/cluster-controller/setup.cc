@@ -9,6 +9,7 @@
 #include "flags.h"
 #include "k8s/client_flags.h"
 #include "k8s/config.h"
+#include "tidepool/grpc_callers.h"
 #include "tidepool/syncer_client.h"
 
 namespace tidepool::cluster {
@@ -34,11 +35,11 @@ absl::Status SetUpClusterController(common::ServiceContext& context) {
   common::Clock* const clock = common::RealClock();
   auto controller = std::make_shared<Process>();
   controller->client = std::make_unique<k8s::Client>(*std::move(config), clock);
-  absl::StatusOr<std::shared_ptr<grpc::Channel>> renderer =
-      common::MakeChannel(settings->renderer_address);
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> renderer = common::MakeChannel(
+      settings->renderer_address, context.ChannelTo(api::kConfigRendererIdentity));
   if (!renderer.ok()) return renderer.status();
   absl::StatusOr<std::shared_ptr<grpc::Channel>> syncer =
-      common::MakeChannel(settings->syncer_address);
+      common::MakeChannel(settings->syncer_address, context.ChannelTo(api::kSlurmSyncerIdentity));
   if (!syncer.ok()) return syncer.status();
   controller->renderer = v1::ConfigRenderer::NewStub(*std::move(renderer));
   controller->syncer = std::make_unique<api::GrpcSyncerClient>(*std::move(syncer),

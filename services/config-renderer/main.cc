@@ -3,6 +3,7 @@
 #include "offline.h"
 #include "render.h"
 #include "renderer_service.h"
+#include "tidepool/grpc_callers.h"
 
 int main(int argc, char** argv) {
   return tidepool::common::RunService(
@@ -15,8 +16,8 @@ int main(int argc, char** argv) {
        .setup =
            [](tidepool::common::ServiceContext& context) {
              tidepool::common::RetainFreedHeap(tidepool::renderer::kRetainedHeapBytes);
-             context.AddGrpcService(
-                 std::make_unique<tidepool::renderer::RendererService>(context.metrics()));
+             context.AddGrpcService(std::make_unique<tidepool::renderer::RendererService>(
+                 context.metrics(), context.Authorizer(tidepool::api::ConfigRendererGrants())));
              return absl::OkStatus();
            },
        .command = tidepool::renderer::RunOfflineCommand});

@@ -9,6 +9,8 @@ namespace tidepool::renderer {
 namespace {
 
 constexpr char kService[] = "config-renderer";
+constexpr char kRenderMethod[] = "/tidepool.v1.ConfigRenderer/Render";
+constexpr char kValidateMethod[] = "/tidepool.v1.ConfigRenderer/Validate";
 
 grpc::Status ToGrpc(const absl::Status& status) {
   if (status.code() == absl::StatusCode::kInvalidArgument) {
@@ -28,8 +30,10 @@ std::string ClusterKey(const tidepool::v1::RenderRequest& request) {
 
 }  // namespace
 
-RendererService::RendererService(prometheus::Registry& registry)
-    : requests_(prometheus::BuildCounter()
+RendererService::RendererService(prometheus::Registry& registry,
+                                 common::MethodAuthorizer authorizer)
+    : authorizer_(std::move(authorizer)),
+      requests_(prometheus::BuildCounter()
                     .Name(common::MetricName(kService, "requests_total"))
                     .Help("Render and Validate calls by outcome (ok, invalid, error)")
                     .Register(registry)),
@@ -43,9 +47,12 @@ RendererService::RendererService(prometheus::Registry& registry)
       requests_, {{"method", {"Render", "Validate"}}, {"outcome", {"ok", "invalid", "error"}}});
 }
 
-grpc::Status RendererService::Render(grpc::ServerContext*,
+grpc::Status RendererService::Render(grpc::ServerContext* context,
                                      const tidepool::v1::RenderRequest* request,
                                      tidepool::v1::RenderResponse* response) {
+  if (grpc::Status denied = authorizer_.Check(*context, kRenderMethod); !denied.ok()) {
+    return denied;
+  }
   const absl::Time start = absl::Now();
   absl::StatusOr<tidepool::v1::RenderResponse> rendered = renderer::Render(*request);
   render_seconds_.Observe(absl::ToDoubleSeconds(absl::Now() - start));
@@ -62,9 +69,12 @@ grpc::Status RendererService::Render(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
-grpc::Status RendererService::Validate(grpc::ServerContext*,
+grpc::Status RendererService::Validate(grpc::ServerContext* context,
                                        const tidepool::v1::RenderRequest* request,
                                        tidepool::v1::ValidateResponse* response) {
+  if (grpc::Status denied = authorizer_.Check(*context, kValidateMethod); !denied.ok()) {
+    return denied;
+  }
   absl::StatusOr<tidepool::v1::ValidateResponse> validated = renderer::Validate(*request);
   requests_.Add({{"method", "Validate"}, {"outcome", Outcome(validated.status())}}).Increment();
   if (!validated.ok()) return ToGrpc(validated.status());

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/grpc_authz.h"
 #include "prometheus/counter.h"
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
@@ -12,7 +13,8 @@ namespace tidepool::renderer {
 //   tidepool_config_renderer_render_seconds
 class RendererService final : public tidepool::v1::ConfigRenderer::Service {
  public:
-  explicit RendererService(prometheus::Registry& registry);
+  // `authorizer` admits callers per method (cluster-controller, with mutual TLS).
+  RendererService(prometheus::Registry& registry, common::MethodAuthorizer authorizer);
 
   grpc::Status Render(grpc::ServerContext* context, const tidepool::v1::RenderRequest* request,
                       tidepool::v1::RenderResponse* response) override;
@@ -20,6 +22,7 @@ class RendererService final : public tidepool::v1::ConfigRenderer::Service {
                         tidepool::v1::ValidateResponse* response) override;
 
  private:
+  const common::MethodAuthorizer authorizer_;
   prometheus::Family<prometheus::Counter>& requests_;
   prometheus::Histogram& render_seconds_;
 };

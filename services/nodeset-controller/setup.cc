@@ -11,6 +11,7 @@
 #include "k8s/config.h"
 #include "k8s/leader_election.h"
 #include "k8s/leadership.h"
+#include "tidepool/grpc_callers.h"
 #include "tidepool/naming.h"
 #include "tidepool/node_view.h"
 #include "tidepool/pod_view.h"
@@ -24,7 +25,8 @@ constexpr absl::Duration kSyncerCallTimeout = absl::Seconds(10);
 // What lives as long as the process serves; taken down by the shutdown hook.
 class Process {
  public:
-  Process(ControllerOptions options, k8s::ClientConfig config, common::Clock* clock,
+  Process(ControllerOptions options, k8s::ClientConfig config,
+          const common::ChannelOptions& syncer_channel, common::Clock* clock,
           prometheus::Registry& registry)
       : options_(std::move(options)),
         clock_(clock),
@@ -35,7 +37,7 @@ class Process {
         metrics_(registry),
         recorder_(client_, {.reporting_controller = "tidepool.dev/nodeset-controller",
                             .reporting_instance = identity_}),
-        slurm_(options_.syncer_address, kSyncerCallTimeout, clock_,
+        slurm_(options_.syncer_address, syncer_channel, kSyncerCallTimeout, clock_,
                [this](const std::vector<std::string>& names, bool all) {
                  metrics_.SetSlurmReachable(slurm_.reachable());
                  controller_->OnSlurmChange(names, all);
@@ -125,6 +127,7 @@ absl::Status SetUpNodeSetController(common::ServiceContext& context) {
                    {"watch_namespace", options->watch_namespace},
                    {"cluster_domain", options->cluster_domain}});
   auto process = std::make_shared<Process>(*std::move(options), *std::move(config),
+                                           context.ChannelTo(api::kSlurmSyncerIdentity),
                                            common::RealClock(), context.metrics());
   context.AddReadinessCheck("informers", [process] { return process->Readiness(); });
   if (absl::Status started = process->Start(); !started.ok()) return started;

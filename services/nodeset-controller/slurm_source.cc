@@ -26,10 +26,11 @@ namespace {
 // A gRPC client for `address`, or null (always unreachable) without one or when no channel
 // can be opened to it (logged: the address is the operator's to fix).
 std::unique_ptr<api::SyncerClient> GrpcClientFor(const std::string& address,
+                                                 const common::ChannelOptions& options,
                                                  absl::Duration call_timeout,
                                                  common::Clock* clock) {
   if (address.empty()) return nullptr;
-  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = common::MakeChannel(address);
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = common::MakeChannel(address, options);
   if (!channel.ok()) {
     common::LogError("syncer_channel_failed", {{"address", address}, {"error", channel.status()}});
     return nullptr;
@@ -45,9 +46,10 @@ absl::Status NoClient(const std::string& address) {
 
 }  // namespace
 
-SyncerSlurmSource::SyncerSlurmSource(std::string address, absl::Duration call_timeout,
-                                     common::Clock* clock, SlurmChangeHandler on_change)
-    : SyncerSlurmSource(GrpcClientFor(address, call_timeout, clock), address, clock,
+SyncerSlurmSource::SyncerSlurmSource(std::string address, const common::ChannelOptions& channel,
+                                     absl::Duration call_timeout, common::Clock* clock,
+                                     SlurmChangeHandler on_change)
+    : SyncerSlurmSource(GrpcClientFor(address, channel, call_timeout, clock), address, clock,
                         std::move(on_change)) {}
 
 SyncerSlurmSource::SyncerSlurmSource(std::unique_ptr<api::SyncerClient> syncer, std::string address,

@@ -17,6 +17,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/clock.h"
+#include "common/grpc_channel.h"
 #include "plan.h"
 #include "tidepool/syncer_client.h"
 #include "tidepool/v1/syncer.pb.h"
@@ -44,9 +45,10 @@ using SlurmChangeHandler = std::function<void(const std::vector<std::string>& na
 
 class SyncerSlurmSource : public SlurmSource {
  public:
-  // `address` host:port of slurm-syncer's gRPC server ("" = none: always unreachable).
-  // `clock` outlives the source.
-  SyncerSlurmSource(std::string address, absl::Duration call_timeout, common::Clock* clock,
+  // `address` host:port of slurm-syncer's gRPC server ("" = none: always unreachable),
+  // reached with `channel` (TLS or not). `clock` outlives the source.
+  SyncerSlurmSource(std::string address, const common::ChannelOptions& channel,
+                    absl::Duration call_timeout, common::Clock* clock,
                     SlurmChangeHandler on_change);
   // Over a given client (null: always unreachable); `address` only names it in messages.
   SyncerSlurmSource(std::unique_ptr<api::SyncerClient> syncer, std::string address,

@@ -18,6 +18,7 @@
 #include "sync.h"
 #include "syncer_jobs.h"
 #include "tidepool/contract.h"
+#include "tidepool/grpc_callers.h"
 #include "tidepool/pod_view.h"
 #include "tidepool/resource_types.h"
 
@@ -193,7 +194,7 @@ absl::Status SetUpPodScheduler(common::ServiceContext& context) {
       k8s::ClientConfigFromFlags(options->client, "tidepool-pod-scheduler");
   if (!config.ok()) return config.status();
   absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
-      common::MakeChannel(options->syncer_address);
+      common::MakeChannel(options->syncer_address, context.ChannelTo(api::kSlurmSyncerIdentity));
   if (!channel.ok()) return channel.status();
   common::LogInfo("pod_scheduler_configured",
                   {{"api_server", config->server},

@@ -58,6 +58,11 @@ ABSL_FLAG(std::string, pod_namespace, "",
 ABSL_FLAG(std::vector<std::string>, drain_node_conditions, {},
           "Node condition types that drain the node's Slurm node while True (comma-separated)");
 
+ABSL_FLAG(std::vector<std::string>, force_callers, {},
+          "Callers allowed to force a drain or undrain over a reason the syncer does not own "
+          "(UpdateNode force): their certificate identities, comma-separated; '*' allows every "
+          "caller, plaintext ones too. Empty (the default): nobody");
+
 namespace tidepool::syncer {
 namespace {
 
@@ -200,6 +205,13 @@ absl::StatusOr<SyncerOptions> BuildSyncerOptions(const RawSyncerFlags& raw) {
                           .full_resync_interval = raw.full_resync_interval};
   options.job_poll_interval = raw.job_poll_interval;
   options.slurm_metrics_interval = raw.slurm_metrics_interval;
+  for (const std::string& caller : raw.force_callers) {
+    if (caller.empty()) {
+      return absl::InvalidArgumentError(
+          "--force_callers has an empty entry; name certificate identities or '*'");
+    }
+  }
+  options.force_callers = raw.force_callers;
   if (raw.sync_kubernetes) {
     if (absl::Status s = k8s::ValidateClientFlags(raw.kube_client); !s.ok()) return s;
     for (const std::string& type : raw.drain_node_conditions) {
@@ -257,6 +269,7 @@ RawSyncerFlags ReadSyncerFlags() {
           .kube_client = k8s::ReadClientFlags(),
           .pod_namespace = absl::GetFlag(FLAGS_pod_namespace),
           .drain_node_conditions = absl::GetFlag(FLAGS_drain_node_conditions),
+          .force_callers = absl::GetFlag(FLAGS_force_callers),
           .leader_election = k8s::ReadLeaderElectionFlags()};
 }
 

@@ -57,6 +57,7 @@ struct RawSyncerFlags {
   k8s::ClientFlags kube_client;
   std::string pod_namespace;
   std::vector<std::string> drain_node_conditions;
+  std::vector<std::string> force_callers;
   k8s::LeaderElectionFlags leader_election;
 };
 
@@ -82,6 +83,8 @@ struct SyncerOptions {
   NodePollerOptions node_polling;
   absl::Duration job_poll_interval;
   absl::Duration slurm_metrics_interval;  // zero: off
+  // Who may set UpdateNode's force (identities, or "*"); empty: nobody.
+  std::vector<std::string> force_callers;
   // The two-way sync with Kubernetes; unset when --sync_kubernetes=false.
   std::optional<TwoWaySyncOptions> two_way;
   std::optional<ClusterOptions> cluster;

@@ -18,6 +18,7 @@
 #include "slurm_gateway.h"
 #include "slurm_metrics.h"
 #include "syncer_service.h"
+#include "tidepool/grpc_callers.h"
 #include "two_way_sync.h"
 
 namespace tidepool::syncer {
@@ -130,9 +131,11 @@ absl::Status SetUpSlurmSyncer(common::ServiceContext& context) {
   if (options->two_way.has_value()) {
     if (absl::Status s = SetUpTwoWaySync(*syncer, *options, context); !s.ok()) return s;
   }
-  auto* service = static_cast<SyncerService*>(context.AddGrpcService(
-      std::make_unique<SyncerService>(syncer->gateway, syncer->node_feed, syncer->node_poller,
-                                      syncer->drainer, syncer->job_feed, syncer->job_poller)));
+  auto* service =
+      static_cast<SyncerService*>(context.AddGrpcService(std::make_unique<SyncerService>(
+          syncer->gateway, syncer->node_feed, syncer->node_poller, syncer->drainer,
+          syncer->job_feed, syncer->job_poller, context.Authorizer(api::SlurmSyncerGrants()),
+          options->force_callers)));
   context.AddReadinessCheck("slurm", [syncer] { return syncer->Readiness(); });
   common::LogInfo("slurm_syncer_configured",
                   {{"slurmrestd", syncer->gateway.Describe()},

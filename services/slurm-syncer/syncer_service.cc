@@ -5,11 +5,14 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "common/grpc_authz.h"
 #include "common/grpc_status.h"
 #include "common/log.h"
 #include "drain_policy.h"
 #include "feed_stream.h"
+#include "force_policy.h"
 #include "proto_mapping.h"
 
 namespace tidepool::syncer {
@@ -18,6 +21,10 @@ namespace {
 using common::ToGrpcStatus;
 using slurm::rest::Job;
 using slurm::rest::Node;
+
+std::string Method(absl::string_view name) {
+  return absl::StrCat("/", v1::SlurmSyncer::service_full_name(), "/", name);
+}
 
 grpc::Status InvalidArgument(absl::string_view message) {
   return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(message));
@@ -74,8 +81,12 @@ absl::Status ListFailure(const absl::Status& status) {
 }  // namespace
 
 SyncerService::SyncerService(SlurmGateway& slurm, NodeFeed& nodes, NodePoller& node_poller,
-                             NodeDrainer& drainer, JobFeed& jobs, JobPoller& job_poller)
-    : slurm_(slurm),
+                             NodeDrainer& drainer, JobFeed& jobs, JobPoller& job_poller,
+                             common::MethodAuthorizer authorizer,
+                             std::vector<std::string> force_callers)
+    : authorizer_(std::move(authorizer)),
+      force_callers_(std::move(force_callers)),
+      slurm_(slurm),
       nodes_(nodes),
       node_poller_(node_poller),
       drainer_(drainer),
@@ -88,8 +99,11 @@ void SyncerService::EndStreams() {
   jobs_.CloseAll();
 }
 
-grpc::Status SyncerService::Ping(grpc::ServerContext*, const v1::PingRequest*,
+grpc::Status SyncerService::Ping(grpc::ServerContext* context, const v1::PingRequest*,
                                  v1::PingResponse* response) {
+  if (grpc::Status denied = authorizer_.Check(*context, Method("Ping")); !denied.ok()) {
+    return denied;
+  }
   absl::StatusOr<std::vector<slurm::rest::PingResult>> pings = slurm_.Ping();
   if (!pings.ok()) return ToGrpcStatus(pings.status());
   for (const slurm::rest::PingResult& ping : *pings) {
@@ -107,8 +121,12 @@ grpc::Status SyncerService::Ping(grpc::ServerContext*, const v1::PingRequest*,
   return grpc::Status::OK;
 }
 
-grpc::Status SyncerService::GetNodes(grpc::ServerContext*, const v1::GetNodesRequest* request,
+grpc::Status SyncerService::GetNodes(grpc::ServerContext* context,
+                                     const v1::GetNodesRequest* request,
                                      v1::GetNodesResponse* response) {
+  if (grpc::Status denied = authorizer_.Check(*context, Method("GetNodes")); !denied.ok()) {
+    return denied;
+  }
   std::vector<Node> nodes;
   absl::Time observed_at;
   if (request->fresh()) {
@@ -128,6 +146,9 @@ grpc::Status SyncerService::GetNodes(grpc::ServerContext*, const v1::GetNodesReq
 
 grpc::Status SyncerService::WatchNodes(grpc::ServerContext* context, const v1::WatchNodesRequest*,
                                        grpc::ServerWriter<v1::WatchNodesResponse>* writer) {
+  if (grpc::Status denied = authorizer_.Check(*context, Method("WatchNodes")); !denied.ok()) {
+    return denied;
+  }
   if (ending_streams_)
     return grpc::Status(grpc::StatusCode::UNAVAILABLE, "slurm-syncer is stopping");
   std::shared_ptr<Subscription<Node>> subscription = nodes_.Subscribe();
@@ -138,6 +159,21 @@ grpc::Status SyncerService::WatchNodes(grpc::ServerContext* context, const v1::W
 grpc::Status SyncerService::UpdateNode(grpc::ServerContext* context,
                                        const v1::UpdateNodeRequest* request,
                                        v1::UpdateNodeResponse* response) {
+  if (grpc::Status denied = authorizer_.Check(*context, Method("UpdateNode")); !denied.ok()) {
+    return denied;
+  }
+  if (request->force()) {
+    const std::vector<std::string> caller = common::PeerIdentities(*context);
+    if (!MayForce(force_callers_, caller)) {
+      common::LogWarn("force_refused",
+                      {{"node", request->name()},
+                       {"caller", caller.empty() ? "(no certificate)" : absl::StrJoin(caller, ",")},
+                       {"fix", "list the caller in --force_callers"}});
+      return {grpc::StatusCode::PERMISSION_DENIED,
+              "this caller may not force a drain or undrain: a forced update overrides a "
+              "person's drain, so only callers listed in slurm-syncer's --force_callers may"};
+    }
+  }
   absl::StatusOr<DrainOutcome> outcome =
       drainer_.Apply(FromProto(*request), context->peer(), ReadBack::kYes);
   if (!outcome.ok()) return ToGrpcStatus(outcome.status());
@@ -146,8 +182,12 @@ grpc::Status SyncerService::UpdateNode(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-grpc::Status SyncerService::SubmitJob(grpc::ServerContext*, const v1::SubmitJobRequest* request,
+grpc::Status SyncerService::SubmitJob(grpc::ServerContext* context,
+                                      const v1::SubmitJobRequest* request,
                                       v1::SubmitJobResponse* response) {
+  if (grpc::Status denied = authorizer_.Check(*context, Method("SubmitJob")); !denied.ok()) {
+    return denied;
+  }
   absl::StatusOr<slurm::rest::JobSubmission> job = FromProto(request->job());
   if (!job.ok()) return InvalidArgument(job.status().message());
   absl::StatusOr<slurm::rest::SubmitResult> submitted = slurm_.SubmitJob(*job);
@@ -161,8 +201,11 @@ grpc::Status SyncerService::SubmitJob(grpc::ServerContext*, const v1::SubmitJobR
   return grpc::Status::OK;
 }
 
-grpc::Status SyncerService::CancelJob(grpc::ServerContext*, const v1::CancelJobRequest* request,
-                                      v1::CancelJobResponse*) {
+grpc::Status SyncerService::CancelJob(grpc::ServerContext* context,
+                                      const v1::CancelJobRequest* request, v1::CancelJobResponse*) {
+  if (grpc::Status denied = authorizer_.Check(*context, Method("CancelJob")); !denied.ok()) {
+    return denied;
+  }
   if (request->job_id() == 0) return InvalidArgument("job_id: required");
   if (absl::Status s = slurm_.CancelJob(request->job_id(), request->signal()); !s.ok()) {
     // Cancelling a job that already ends has what was asked for: a caller that cancels
@@ -180,8 +223,11 @@ grpc::Status SyncerService::CancelJob(grpc::ServerContext*, const v1::CancelJobR
   return grpc::Status::OK;
 }
 
-grpc::Status SyncerService::GetJob(grpc::ServerContext*, const v1::GetJobRequest* request,
+grpc::Status SyncerService::GetJob(grpc::ServerContext* context, const v1::GetJobRequest* request,
                                    v1::GetJobResponse* response) {
+  if (grpc::Status denied = authorizer_.Check(*context, Method("GetJob")); !denied.ok()) {
+    return denied;
+  }
   if (request->job_id() == 0) return InvalidArgument("job_id: required");
   absl::StatusOr<Job> job = slurm_.GetJob(request->job_id());
   if (!job.ok()) return ToGrpcStatus(job.status());
@@ -192,6 +238,9 @@ grpc::Status SyncerService::GetJob(grpc::ServerContext*, const v1::GetJobRequest
 grpc::Status SyncerService::WatchJobs(grpc::ServerContext* context,
                                       const v1::WatchJobsRequest* request,
                                       grpc::ServerWriter<v1::WatchJobsResponse>* writer) {
+  if (grpc::Status denied = authorizer_.Check(*context, Method("WatchJobs")); !denied.ok()) {
+    return denied;
+  }
   if (ending_streams_)
     return grpc::Status(grpc::StatusCode::UNAVAILABLE, "slurm-syncer is stopping");
   const std::set<slurm::rest::JobId> wanted(request->job_ids().begin(), request->job_ids().end());
@@ -202,8 +251,12 @@ grpc::Status SyncerService::WatchJobs(grpc::ServerContext* context,
       [&wanted](const Job& job) { return wanted.empty() || wanted.contains(job.id); });
 }
 
-grpc::Status SyncerService::Reconfigure(grpc::ServerContext*, const v1::ReconfigureRequest* request,
+grpc::Status SyncerService::Reconfigure(grpc::ServerContext* context,
+                                        const v1::ReconfigureRequest* request,
                                         v1::ReconfigureResponse*) {
+  if (grpc::Status denied = authorizer_.Check(*context, Method("Reconfigure")); !denied.ok()) {
+    return denied;
+  }
   if (absl::Status s = slurm_.Reconfigure(); !s.ok()) {
     common::LogWarn("reconfigure_failed", {{"cause", request->cause()}, {"error", s}});
     return ToGrpcStatus(s);

@@ -5,7 +5,10 @@
 // and wake the node poll so watchers see their effect within one request.
 
 #include <atomic>
+#include <string>
+#include <vector>
 
+#include "common/grpc_authz.h"
 #include "job_poller.h"
 #include "node_drainer.h"
 #include "node_poller.h"
@@ -17,7 +20,8 @@ namespace tidepool::syncer {
 class SyncerService final : public v1::SlurmSyncer::Service {
  public:
   SyncerService(SlurmGateway& slurm, NodeFeed& nodes, NodePoller& node_poller, NodeDrainer& drainer,
-                JobFeed& jobs, JobPoller& job_poller);
+                JobFeed& jobs, JobPoller& job_poller, common::MethodAuthorizer authorizer,
+                std::vector<std::string> force_callers);
 
   // Ends every watch stream (UNAVAILABLE: the syncer is stopping) and refuses new ones.
   void EndStreams();
@@ -42,6 +46,8 @@ class SyncerService final : public v1::SlurmSyncer::Service {
                            v1::ReconfigureResponse* response) override;
 
  private:
+  const common::MethodAuthorizer authorizer_;
+  const std::vector<std::string> force_callers_;
   SlurmGateway& slurm_;
   NodeFeed& nodes_;
   NodePoller& node_poller_;

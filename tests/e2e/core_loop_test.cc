@@ -30,6 +30,7 @@
 #include "absl/time/time.h"
 #include "support/child_process.h"
 #include "support/eventually.h"
+#include "support/grpc_certs.h"
 #include "support/http_get.h"
 #include "support/ports.h"
 #include "support/testenv.h"
@@ -247,6 +248,12 @@ class System {
           "--slurm_cluster=hpc/local"}},
     };
     fixed_ports_ = {{"config-renderer", renderer}, {"slurm-syncer", syncer}};
+    // The services call each other with mutual TLS, as deployed: each with its own identity.
+    grpc_tls_dir_ = absl::StrCat(testing::TestenvRunDir(), "/e2e-grpc-tls");
+    REQUIRE(testing::MakeGrpcCertificates(grpc_tls_dir_,
+                                          {"config-renderer", "slurm-syncer", "nodeset-controller",
+                                           "cluster-controller", "pod-scheduler"})
+                .ok());
     for (const char* name : {"config-renderer", "slurm-syncer", "nodeset-controller",
                              "cluster-controller", "node-agent", "pod-scheduler"}) {
       components_.push_back({.name = name, .service = name});
@@ -270,7 +277,8 @@ class System {
           fixed != fixed_ports_.end() ? fixed->second : FreeLoopbackPort().value();
       c.http_port = FreeLoopbackPort().value();
       args.insert(args.begin(), {"--listen_address=127.0.0.1", absl::StrCat("--grpc_port=", grpc),
-                                 absl::StrCat("--http_port=", c.http_port)});
+                                 absl::StrCat("--http_port=", c.http_port),
+                                 absl::StrCat("--grpc_tls_dir=", grpc_tls_dir_, "/", c.service)});
     }
     std::string variable = "TIDEPOOL_BIN_" + c.service;
     std::replace(variable.begin(), variable.end(), '-', '_');
@@ -293,6 +301,7 @@ class System {
   SlurmEnv slurm_;
   std::map<std::string, std::vector<std::string>> args_;
   std::map<std::string, uint16_t> fixed_ports_;
+  std::string grpc_tls_dir_;
   std::list<Component> components_;  // stable addresses while replicas come and go
 };
 

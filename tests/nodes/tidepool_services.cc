@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "nodes/kubectl_helpers.h"
+#include "support/grpc_certs.h"
 #include "support/ports.h"
 
 namespace tidepool::testing {
@@ -25,6 +26,12 @@ TidepoolServices::TidepoolServices(const KubernetesEnv& env, const std::string& 
   const uint16_t renderer = FreeLoopbackPort().value();
   const uint16_t syncer = FreeLoopbackPort().value();
   const std::string kube = "--kubeconfig=" + env.kubeconfig;
+  // Mutual TLS between the services, as deployed.
+  grpc_tls_dir_ = absl::StrCat(TestenvRunDir(), "/nodes-grpc-tls");
+  REQUIRE(
+      MakeGrpcCertificates(grpc_tls_dir_, {"config-renderer", "slurm-syncer", "nodeset-controller",
+                                           "cluster-controller", "pod-scheduler"})
+          .ok());
   Start("config-renderer", "TIDEPOOL_CONFIG_RENDERER", renderer, {});
   Start("slurm-syncer", "TIDEPOOL_SLURM_SYNCER", syncer,
         {kube, "--leader_elect=false", "--slurm_cluster=" + ns + "/" + cluster,
@@ -76,7 +83,8 @@ void TidepoolServices::Start(const std::string& name, const char* binary, uint16
   // A restarted service keeps its HTTP port: a scrape target stays where it was.
   if (!http_ports_.contains(name)) http_ports_[name] = FreeLoopbackPort().value();
   args.insert(args.begin(), {"--listen_address=127.0.0.1", absl::StrCat("--grpc_port=", grpc_port),
-                             absl::StrCat("--http_port=", http_ports_[name])});
+                             absl::StrCat("--http_port=", http_ports_[name]),
+                             absl::StrCat("--grpc_tls_dir=", grpc_tls_dir_, "/", name)});
   absl::StatusOr<ChildProcess> process = ChildProcess::Spawn(Binary(binary), args);
   REQUIRE(process.ok());
   processes_[name].emplace(*std::move(process));

@@ -34,6 +34,7 @@ class TidepoolServices {
   void Start(const std::string& name, const char* binary, uint16_t grpc_port,
              std::vector<std::string> args);
 
+  std::string grpc_tls_dir_;  // <dir>/<service>: each service's gRPC identity
   std::vector<std::string> cluster_controller_args_;
   std::map<std::string, std::optional<ChildProcess>> processes_;
   std::map<std::string, uint16_t> http_ports_;

@@ -7,8 +7,10 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/grpc_channel.h"
 #include "grpcpp/create_channel.h"
 #include "support/child_process.h"
+#include "support/grpc_certs.h"
 #include "support/ports.h"
 #include "tidepool/resources.h"
 #include "tidepool/v1/renderer.grpc.pb.h"
@@ -55,6 +57,48 @@ RunningRenderer StartRenderer() {
                                      grpc::InsecureChannelCredentials());
   REQUIRE(channel->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(15)));
   return {std::move(*process), tidepool::v1::ConfigRenderer::NewStub(channel)};
+}
+
+// With --grpc_tls_dir only cluster-controller renders; another service of the same CA is
+// refused, naming itself, and a caller without a certificate does not connect.
+TEST_CASE("config-renderer with mutual TLS renders for cluster-controller alone") {
+  const std::string certs =
+      (std::filesystem::temp_directory_path() / absl::StrCat("renderer_tls_", getpid())).string();
+  REQUIRE(
+      MakeGrpcCertificates(certs, {"config-renderer", "cluster-controller", "pod-scheduler"}).ok());
+  const uint16_t grpc_port = FreeLoopbackPort().value();
+  auto process = ChildProcess::Spawn(
+      Binary(), {"--listen_address=127.0.0.1", absl::StrCat("--grpc_port=", grpc_port),
+                 absl::StrCat("--http_port=", FreeLoopbackPort().value()),
+                 "--grpc_tls_dir=" + certs + "/config-renderer"});
+  REQUIRE(process.ok());
+  const auto render_as = [&](const std::string& caller) {
+    common::ChannelOptions options;
+    if (!caller.empty()) {
+      options = {.tls = GrpcIdentity(certs, caller).value(), .server_name = "config-renderer"};
+    }
+    auto channel = common::MakeChannel(absl::StrCat("127.0.0.1:", grpc_port), options);
+    REQUIRE(channel.ok());
+    // The first call waits for the server to listen; a plaintext one never connects.
+    if (!caller.empty()) {
+      (*channel)->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    }
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    tidepool::v1::RenderResponse response;
+    return tidepool::v1::ConfigRenderer::NewStub(*channel)->Render(&context, SmallRequest(),
+                                                                   &response);
+  };
+  CHECK(render_as("cluster-controller").ok());
+  const grpc::Status refused = render_as("pod-scheduler");
+  CHECK(refused.error_code() == grpc::StatusCode::PERMISSION_DENIED);
+  CHECK(refused.error_message() ==
+        "pod-scheduler may not call /tidepool.v1.ConfigRenderer/Render (allowed: "
+        "cluster-controller)");
+  CHECK(render_as("").error_code() == grpc::StatusCode::UNAVAILABLE);
+  INFO(process->Output());
+  CHECK(absl::StrContains(process->Output(), "grpc_tls=mutual"));
+  CHECK(absl::StrContains(process->Output(), "event=grpc_call_denied"));
 }
 
 TEST_CASE("config-renderer renders over gRPC and refuses bad input with INVALID_ARGUMENT") {

@@ -53,9 +53,10 @@ std::string Base64UrlEncode(absl::string_view data);
 struct JwtKeyOptions {
   std::string key_file;       // NewJwtKeyAuthenticator only
   std::string user = "root";  // the `sun` claim
-  absl::Duration lifespan = absl::Minutes(30);
+  // Short: a token that leaks (a log, a proxy) is worth little for long.
+  absl::Duration lifespan = absl::Minutes(5);
   // A new token is minted once less than this remains of the current one.
-  absl::Duration refresh_before = absl::Minutes(10);
+  absl::Duration refresh_before = absl::Minutes(2);
   common::Clock* clock = common::RealClock();
 };
 

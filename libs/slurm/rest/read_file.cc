@@ -7,10 +7,12 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/secret_file.h"
 
 namespace tidepool::slurm::rest {
 
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path, absl::string_view what) {
+  if (absl::Status mode = common::CheckSecretFileMode(path, what); !mode.ok()) return mode;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     const int err = errno;

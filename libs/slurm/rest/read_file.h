@@ -9,7 +9,8 @@
 
 namespace tidepool::slurm::rest {
 
-// NotFound / PermissionDenied / FailedPrecondition naming `what` and `path`.
+// NotFound / PermissionDenied / FailedPrecondition naming `what` and `path`;
+// PermissionDenied too for a file others may read (common::CheckSecretFileMode).
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path, absl::string_view what);
 
 }  // namespace tidepool::slurm::rest

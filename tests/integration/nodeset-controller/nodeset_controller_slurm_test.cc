@@ -55,7 +55,7 @@ class Syncer {
                  "--slurm_jwt_user=" + env.token_user,
                  // Only the Slurm side: the controller's own drains are under test, not
                  // the syncer's pod-readiness drains.
-                 "--sync_kubernetes=false"});
+                 "--sync_kubernetes=false", "--force_callers=*"});
     REQUIRE(process.ok());
     process_.emplace(*std::move(process));
     stub_ = SlurmSyncer::NewStub(grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()));

@@ -258,7 +258,10 @@ TEST_CASE("the syncer reports Slurm's nodes, pings, and watches a scontrol drain
 TEST_CASE("the syncer drains and undrains with its own reasons and leaves a person's alone") {
   const SlurmEnv env = RequireSlurm();
   ResumeAll(env);
-  Syncer syncer(Syncer::JwtArgs(env));
+  // Plaintext callers have no identity: '*' lets this test's caller force.
+  std::vector<std::string> args = Syncer::JwtArgs(env);
+  args.push_back("--force_callers=*");
+  Syncer syncer(args);
   syncer.AwaitReady();
   const std::string ours = env.node_names.at(0);
   const std::string theirs = env.node_names.at(2);
@@ -703,6 +706,7 @@ TEST_CASE("wrong or expired credentials are a clear authentication error") {
   SECTION("a JWT minted from the wrong key") {
     const std::string key = absl::StrCat(dir, "/wrong-jwt-", getpid(), ".key");
     std::ofstream(key) << "not the key slurmctld knows, but long enough to sign";
+    std::filesystem::permissions(key, std::filesystem::perms(0600));
     ExpectAuthenticationError(
         env, {"--slurm_jwt_key_file=" + key, "--slurm_jwt_user=" + env.token_user});
     std::remove(key.c_str());
@@ -713,6 +717,7 @@ TEST_CASE("wrong or expired credentials are a clear authentication error") {
     std::ofstream(token) << "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9."
                             "eyJleHAiOjEwMDAwMDAwMDAsImlhdCI6OTk5OTk5MDAwLCJzdW4iOiJyb290In0."
                             "c2lnbmF0dXJl";
+    std::filesystem::permissions(token, std::filesystem::perms(0600));
     ExpectAuthenticationError(env, {"--slurm_token_file=" + token});
     std::remove(token.c_str());
   }

@@ -110,6 +110,7 @@ class Syncer {
   }
 
   v1::SlurmSyncer::Stub& stub() { return *stub_; }
+  std::string address() const { return absl::StrCat("127.0.0.1:", grpc_port_); }
   ChildProcess& process() { return *process_; }
   std::string Output() const { return process_->Output(); }
 

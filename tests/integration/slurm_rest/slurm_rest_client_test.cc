@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <catch2/catch_test_macros.hpp>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -447,6 +448,7 @@ TEST_CASE("a wrong JWT key is a clear authentication error") {
   REQUIRE(mkdtemp(dir) != nullptr);
   const std::string key_file = absl::StrCat(dir, "/wrong.key");
   std::ofstream(key_file) << "this is not the cluster's key, 32b";
+  std::filesystem::permissions(key_file, std::filesystem::perms(0600));
 
   // Negotiating already needs the key.
   absl::StatusOr<std::unique_ptr<Client>> negotiated = ConnectWithKey(env, key_file);

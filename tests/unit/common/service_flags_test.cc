@@ -26,6 +26,11 @@ TEST_CASE("ValidateServiceFlags accepts sensible values") {
 
 TEST_CASE("ValidateServiceFlags names the flag that is wrong") {
   RawServiceFlags flags = ValidFlags();
+  SECTION("a relative gRPC TLS directory") {
+    flags.grpc_tls_dir = "tls";
+    CHECK(ValidateServiceFlags(flags).status().message() ==
+          "--grpc_tls_dir=\"tls\" is not an absolute path");
+  }
   SECTION("port out of range") {
     flags.grpc_port = 70000;
     CHECK(ValidateServiceFlags(flags).status().message() ==

@@ -45,7 +45,8 @@ class FakeSyncer : public api::SyncerClient {
 
 TEST_CASE("SyncerSlurmSource without a syncer address is unreachable and says why") {
   common::FakeClock clock;
-  SyncerSlurmSource source("", absl::Seconds(1), &clock, [](const auto&, bool) {});
+  SyncerSlurmSource source("", common::ChannelOptions{}, absl::Seconds(1), &clock,
+                           [](const auto&, bool) {});
   const SlurmView view = source.View({"n-01"});
   CHECK_FALSE(view.reachable);
   CHECK(view.unreachable_reason == "no --syncer_address");

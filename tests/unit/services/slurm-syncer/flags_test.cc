@@ -71,6 +71,11 @@ TEST_CASE("a JWT key file is read at start-up") {
   RawSyncerFlags raw = Defaults();
   raw.token_file.clear();
   raw.jwt_key_file = key;
+  std::filesystem::permissions(key, std::filesystem::perms(0644));
+  const absl::Status readable = BuildSyncerOptions(raw).status();
+  CHECK(absl::StrContains(readable.message(), "--slurm_jwt_key_file"));
+  CHECK(absl::StrContains(readable.message(), "has mode 0644"));
+  std::filesystem::permissions(key, std::filesystem::perms(0600));
   CHECK(BuildSyncerOptions(raw).ok());
   std::remove(key.c_str());
   absl::Status missing = BuildSyncerOptions(raw).status();

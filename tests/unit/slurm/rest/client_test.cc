@@ -222,7 +222,7 @@ TEST_CASE("requests carry the token, the timeout and JSON bodies") {
   CHECK(r.body == R"({"state":["RESUME"],"reason":"back"})");
   REQUIRE(r.headers.size() == 1);
   CHECK(r.headers[0].first == "X-SLURM-USER-TOKEN");
-  CHECK(r.headers[0].second == MintJwt("k", "root", clock.Now(), absl::Minutes(30)));
+  CHECK(r.headers[0].second == MintJwt("k", "root", clock.Now(), absl::Minutes(5)));
 }
 
 TEST_CASE("HTTP errors with errors[] report Slurm's error") {

@@ -5,6 +5,7 @@
 
 #include <catch2/catch_test_macros.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -49,6 +50,12 @@ std::string Base64UrlDecode(absl::string_view in) {
   std::string out;
   REQUIRE(absl::Base64Unescape(s, &out));
   return out;
+}
+
+// A credentials file as it must be: read and written by its owner alone.
+void OwnerOnly(const std::string& path) {
+  std::filesystem::permissions(
+      path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
 }
 
 TEST_CASE("a minted JWT carries iat, exp, sun and a correct HS256 signature") {
@@ -111,18 +118,19 @@ class ChangingKeySource : public JwtKeySource {
   int rejections = 0;
 };
 
+// The defaults: tokens of 5 minutes (checked below through the tokens minted).
 TEST_CASE("the key authenticator mints anew when its source's key changes") {
   common::FakeClock clock(kStart);
   auto source = std::make_shared<ChangingKeySource>();
   std::unique_ptr<Authenticator> auth =
       NewJwtAuthenticator(source, {.user = "slurm", .clock = &clock});
   const std::string first = auth->Headers()->at(0).second;
-  CHECK(first == MintJwt("first-key", "slurm", clock.Now(), absl::Minutes(30)));
+  CHECK(first == MintJwt("first-key", "slurm", clock.Now(), absl::Minutes(5)));
   CHECK(auth->Headers()->at(0).second == first);
 
   source->key = std::string("second-key");
   CHECK(auth->Headers()->at(0).second ==
-        MintJwt("second-key", "slurm", clock.Now(), absl::Minutes(30)));
+        MintJwt("second-key", "slurm", clock.Now(), absl::Minutes(5)));
   CHECK(auth->Describe() == "jwt key changing user=slurm");
 }
 
@@ -136,7 +144,7 @@ TEST_CASE("a rejected token is dropped and the source told") {
   CHECK(source->rejections == 1);
   clock.Advance(absl::Seconds(1));
   CHECK(auth->Headers()->at(0).second ==
-        MintJwt("first-key", "slurm", clock.Now(), absl::Minutes(30)));
+        MintJwt("first-key", "slurm", clock.Now(), absl::Minutes(5)));
 }
 
 TEST_CASE("without a key there are no headers, and the source's error says why") {
@@ -157,6 +165,21 @@ TEST_CASE("the key file must exist") {
   CHECK(absl::StrContains(auth.status().message(), "/nonexistent/jwt.key"));
 }
 
+TEST_CASE("a token file others may read is refused, naming its mode") {
+  char dir_template[] = "/tmp/tidepool-rest-token-XXXXXX";
+  REQUIRE(mkdtemp(dir_template) != nullptr);
+  const std::string path = absl::StrCat(dir_template, "/token");
+  std::ofstream(path) << "a-token\n";
+  std::filesystem::permissions(path, std::filesystem::perms(0644));
+  const absl::Status refused = NewTokenFileAuthenticator(path)->Headers().status();
+  CHECK_FALSE(refused.ok());
+  CHECK(absl::StrContains(refused.message(), "has mode 0644"));
+  OwnerOnly(path);
+  CHECK(NewTokenFileAuthenticator(path)->Headers().ok());
+  std::remove(path.c_str());
+  rmdir(dir_template);
+}
+
 TEST_CASE("a token file is read again when it changes") {
   char dir_template[] = "/tmp/tidepool-rest-token-XXXXXX";
   REQUIRE(mkdtemp(dir_template) != nullptr);
@@ -165,6 +188,7 @@ TEST_CASE("a token file is read again when it changes") {
   CHECK(absl::IsUnauthenticated(auth->Headers().status()));  // missing
 
   std::ofstream(path) << "first-token\n";
+  OwnerOnly(path);
   absl::StatusOr<std::vector<Header>> h = auth->Headers();
   REQUIRE(h.ok());
   CHECK(h->at(0).second == "first-token");
@@ -172,6 +196,7 @@ TEST_CASE("a token file is read again when it changes") {
   // Replaced by a new file (as a Kubernetes secret volume does) with another length.
   const std::string next = path + ".new";
   std::ofstream(next) << "  second-token-longer  ";
+  OwnerOnly(next);
   REQUIRE(std::rename(next.c_str(), path.c_str()) == 0);
   h = auth->Headers();
   REQUIRE(h.ok());
@@ -202,6 +227,7 @@ TEST_CASE("each authenticator says which Slurm user its requests act as") {
   REQUIRE(mkdtemp(dir_template) != nullptr);
   const std::string path = absl::StrCat(dir_template, "/token");
   std::ofstream(path) << token << "\n";
+  OwnerOnly(path);
   std::unique_ptr<Authenticator> file = NewTokenFileAuthenticator(path);
   CHECK(file->SlurmUser().value_or("?") == "alice");
   std::ofstream(path, std::ios::trunc) << "opaque-token";

@@ -1,0 +1,24 @@
+#pragma once
+
+// A service's gRPC identity for mutual TLS: read from a directory laid out as a
+// kubernetes.io/tls Secret with its CA (ca.crt, tls.crt, tls.key), the layout cert-manager
+// writes, so the same Secret serves whether Helm, cert-manager or an operator made it.
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace tidepool::common {
+
+struct GrpcTls {
+  std::string ca_pem;    // the CA every peer's certificate must chain to
+  std::string cert_pem;  // this service's certificate (server and client)
+  std::string key_pem;   // its private key
+};
+
+// Reads <dir>/ca.crt, <dir>/tls.crt and <dir>/tls.key. NotFound names a missing file;
+// PermissionDenied a key that others may read or its group may write (CheckSecretFileMode).
+absl::StatusOr<GrpcTls> LoadGrpcTlsDir(const std::string& dir);
+
+}  // namespace tidepool::common
