@@ -57,6 +57,11 @@ service's Service in this release's namespace (its chart's default port). */}}
 {{- required (printf "%s needs the SlurmCluster it serves: set slurmCluster (or global.slurmCluster in the tidepool chart) to <namespace>/<name>" .Chart.Name) $cluster -}}
 {{- end -}}
 
+{{/* The Secret with this service's gRPC identity (ca.crt, tls.crt, tls.key). */}}
+{{- define "tidepool.grpcTlsSecret" -}}
+{{- .Values.grpcTls.secretName | default (printf "tidepool-grpc-%s" .Chart.Name) -}}
+{{- end -}}
+
 {{- define "tidepool.serviceAccount" -}}
 apiVersion: v1
 kind: ServiceAccount
@@ -160,6 +165,8 @@ spec:
         runAsNonRoot: true
         runAsUser: 65532
         runAsGroup: 65532
+        # The gRPC key's group: its Secret volume is mode 0440, readable through the group.
+        fsGroup: 65532
         seccompProfile: {type: RuntimeDefault}
       {{- with .Values.nodeSelector }}
       nodeSelector:
@@ -194,6 +201,9 @@ spec:
             - --http_port={{ .Values.ports.http }}
             - --log_level={{ .Values.logLevel }}
             - --shutdown_timeout={{ .Values.shutdownTimeoutSeconds }}s
+            {{- if .Values.grpcTls.enabled }}
+            - --grpc_tls_dir=/etc/tidepool/grpc-tls
+            {{- end }}
             {{- include (printf "%s.args" .Chart.Name) . | nindent 12 }}
             {{- range .Values.extraArgs }}
             - {{ . | quote }}
@@ -217,6 +227,19 @@ spec:
             allowPrivilegeEscalation: false
             readOnlyRootFilesystem: true
             capabilities: {drop: [ALL]}
+          {{- if .Values.grpcTls.enabled }}
+          volumeMounts:
+            - {name: grpc-tls, mountPath: /etc/tidepool/grpc-tls, readOnly: true}
+          {{- end }}
+      {{- if .Values.grpcTls.enabled }}
+      volumes:
+        # Made by the tidepool chart, by cert-manager (a Certificate whose secretName is
+        # this, with the service's name as its DNS name) or by hand: ca.crt, tls.crt, tls.key.
+        - name: grpc-tls
+          secret:
+            secretName: {{ include "tidepool.grpcTlsSecret" . }}
+            defaultMode: 0440
+      {{- end }}
 {{- end -}}
 
 {{/* Everything a service chart installs besides its RBAC. */}}

@@ -2,14 +2,22 @@
 // objects the API server accepts (server-side dry run), and the service charts grant
 // exactly the RBAC rules of manifests/rbac. Wrong values fail with a message naming the
 // value, and the charts' schemas are what tools/charts/schemas writes.
+#include <algorithm>
 #include <catch2/catch_test_macros.hpp>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/grpc_channel.h"
+#include "common/grpc_server.h"
+#include "common/grpc_tls.h"
+#include "grpc/health/v1/health.grpc.pb.h"
+#include "support/ports.h"
 #include "support/testenv.h"
 #include "yaml-cpp/yaml.h"
 
@@ -299,6 +307,90 @@ TEST_CASE("the umbrella chart ships the dashboards for Grafana's sidecar and the
   CAPTURE(wrong.output);
   CHECK(wrong.exit_code != 0);
   CHECK(absl::StrContains(wrong.output, "prometheusRules"));
+  std::error_code error;
+  fs::remove_all(charts, error);
+}
+
+}  // namespace
+}  // namespace tidepool::testing
+
+namespace tidepool::testing {
+namespace {
+
+// The Secret's data key, decoded, written to `dir` (mode 0600, as a key must be).
+void WriteDecoded(const YAML::Node& secret, const std::string& key, const std::string& dir) {
+  std::string decoded;
+  REQUIRE(absl::Base64Unescape(secret["data"][key].as<std::string>(), &decoded));
+  const std::string path = dir + "/" + key;
+  std::ofstream(path) << decoded;
+  fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write);
+}
+
+// The chart's Secret for `service` as a --grpc_tls_dir.
+common::GrpcTls Identity(const std::vector<YAML::Node>& secrets, const std::string& service,
+                         const std::string& base) {
+  const std::string name = "tidepool-grpc-" + service;
+  for (const YAML::Node& secret : secrets) {
+    if (secret["metadata"]["name"].as<std::string>() != name) continue;
+    CHECK(secret["type"].as<std::string>() == "kubernetes.io/tls");
+    const std::string dir = base + "/" + service;
+    fs::create_directories(dir);
+    for (const char* key : {"ca.crt", "tls.crt", "tls.key"}) WriteDecoded(secret, key, dir);
+    absl::StatusOr<common::GrpcTls> tls = common::LoadGrpcTlsDir(dir);
+    INFO(tls.status());
+    REQUIRE(tls.ok());
+    return *tls;
+  }
+  FAIL("no Secret " << name);
+  return {};
+}
+
+grpc::StatusCode HealthAs(uint16_t port, const common::GrpcTls& caller, const std::string& server) {
+  auto channel =
+      common::MakeChannel(absl::StrCat("127.0.0.1:", port), {.tls = caller, .server_name = server});
+  REQUIRE(channel.ok());
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  grpc::health::v1::HealthCheckResponse response;
+  return grpc::health::v1::Health::NewStub(*channel)->Check(&context, {}, &response).error_code();
+}
+
+TEST_CASE("the umbrella chart gives each service a gRPC identity of one CA, mounted 0440") {
+  const std::string helm = Helm();
+  const std::string charts = ChartsCopy();
+  const std::string umbrella = charts + "/tidepool";
+  Must({helm, "dependency", "build", umbrella});
+  const CommandResult rendered = Template(
+      helm, umbrella, Concat({"--namespace", "tidepool-system"}, RequiredValues("tidepool")));
+  REQUIRE(rendered.exit_code == 0);
+
+  const std::vector<YAML::Node> secrets = OfKind(rendered.output, "Secret");
+  CHECK(secrets.size() == 6);  // the CA and one per service
+  for (const YAML::Node& deployment : OfKind(rendered.output, "Deployment")) {
+    const std::string service = deployment["metadata"]["name"].as<std::string>();
+    INFO(service);
+    const YAML::Node pod = deployment["spec"]["template"]["spec"];
+    CHECK(pod["securityContext"]["fsGroup"].as<int>() == 65532);
+    CHECK(pod["volumes"][0]["secret"]["secretName"].as<std::string>() ==
+          "tidepool-grpc-" + service);
+    CHECK(pod["volumes"][0]["secret"]["defaultMode"].as<std::string>() == "0440");
+    const YAML::Node args = pod["containers"][0]["args"];
+    CHECK(std::any_of(args.begin(), args.end(), [](const YAML::Node& arg) {
+      return arg.as<std::string>() == "--grpc_tls_dir=/etc/tidepool/grpc-tls";
+    }));
+  }
+
+  // The Secrets work with gRPC as the services use it: the syncer's serves, nodeset-controller's
+  // calls, each checked against the CA.
+  const std::string base = charts + "/grpc-tls";
+  const common::GrpcTls syncer = Identity(secrets, "slurm-syncer", base);
+  const common::GrpcTls nodeset = Identity(secrets, "nodeset-controller", base);
+  const uint16_t port = FreeLoopbackPort().value();
+  auto server = common::GrpcServer::Start("127.0.0.1", port, {}, {.tls = syncer});
+  REQUIRE(server.ok());
+  CHECK(HealthAs(port, nodeset, "slurm-syncer") == grpc::StatusCode::OK);
+  // The certificate names its service: a caller expecting the renderer refuses it.
+  CHECK(HealthAs(port, nodeset, "config-renderer") == grpc::StatusCode::UNAVAILABLE);
   std::error_code error;
   fs::remove_all(charts, error);
 }
