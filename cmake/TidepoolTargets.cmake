@@ -1,11 +1,26 @@
 # Project-wide compile settings, applied only to Tidepool's own targets.
 set(TIDEPOOL_WARNINGS -Wall -Wextra -Werror -Wno-missing-field-initializers)
+if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+  # RapidJSON's member iterators compare both ways round; clang's C++20 check flags every
+  # `it == obj.MemberEnd()` in code that includes it (the fuzz build uses clang).
+  list(APPEND TIDEPOOL_WARNINGS -Wno-ambiguous-reversed-operator)
+endif()
 set(TIDEPOOL_SANITIZER_FLAGS -fsanitize=address,undefined -fno-omit-frame-pointer
                              -fno-sanitize-recover=undefined)
 
+# Fuzzing: every Tidepool target instrumented for libFuzzer's coverage and the sanitizers;
+# the fuzz targets themselves link libFuzzer's main.
+# pointer-overflow is recoverable so that tests/fuzz/ubsan.supp can name RapidJSON's known
+# case; tools/fuzz/run halts on every other report (halt_on_error=1).
+set(TIDEPOOL_FUZZ_FLAGS -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+                        -fno-sanitize-recover=undefined -fsanitize-recover=pointer-overflow)
+
 function(tidepool_apply_settings target)
   target_compile_options(${target} PRIVATE ${TIDEPOOL_WARNINGS})
-  if(TIDEPOOL_SANITIZE)
+  if(TIDEPOOL_FUZZ)
+    target_compile_options(${target} PRIVATE ${TIDEPOOL_FUZZ_FLAGS})
+    target_link_options(${target} PRIVATE -fsanitize=address,undefined)
+  elseif(TIDEPOOL_SANITIZE)
     target_compile_options(${target} PRIVATE ${TIDEPOOL_SANITIZER_FLAGS})
     target_link_options(${target} PRIVATE ${TIDEPOOL_SANITIZER_FLAGS})
   endif()

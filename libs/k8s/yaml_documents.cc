@@ -1,6 +1,7 @@
 #include "k8s/yaml_documents.h"
 
 #include <cmath>
+#include <sstream>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -8,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
+#include "yaml-cpp/eventhandler.h"
 #include "yaml-cpp/yaml.h"
 
 namespace tidepool::k8s {
@@ -139,6 +141,45 @@ absl::Status WriteNode(const YAML::Node& node, JsonWriter& writer, int depth,
   return absl::InternalError("unknown YAML node type");
 }
 
+// Where each document starts; the node events do not matter here.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark& mark) override { start = mark; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+
+  YAML::Mark start;
+};
+
+// yaml-cpp 0.7 makes no progress on a ',' where a document's node should start (", a",
+// "- a\n,", "{a: b},"; found by fuzzing): YAML::LoadAll then collects empty documents until
+// memory runs out. The same input walked document by document shows it as a document
+// starting where the last one did.
+absl::Status CheckDocumentsAdvance(const std::string& text) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStarts starts;
+  int previous = -1;
+  while (parser.HandleNextDocument(starts)) {
+    if (starts.start.pos == previous) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("YAML: cannot parse past line ", starts.start.line + 1, ", column ",
+                       starts.start.column + 1, " (a ',' outside a flow collection?)"));
+    }
+    previous = starts.start.pos;
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::string> ToJson(const YAML::Node& node) {
   rapidjson::StringBuffer buffer;
   JsonWriter writer(buffer);
@@ -149,20 +190,15 @@ absl::StatusOr<std::string> ToJson(const YAML::Node& node) {
 }
 
 bool IsList(const YAML::Node& document) {
+  // items must be a sequence: iterating a map gives key/value pairs, not nodes (fuzzing
+  // found `kind: List` with a map of items ending the process with an uncaught exception).
   if (!document.IsMap() || !document["items"] || !document["kind"]) return false;
+  if (!document["items"].IsSequence()) return false;
   const YAML::Node kind = document["kind"];
   return kind.IsScalar() && absl::EndsWith(kind.Scalar(), "List");
 }
 
-}  // namespace
-
-absl::StatusOr<std::vector<std::string>> ObjectsAsJson(absl::string_view text) {
-  std::vector<YAML::Node> documents;
-  try {
-    documents = YAML::LoadAll(std::string(text));
-  } catch (const YAML::Exception& error) {
-    return absl::InvalidArgumentError(absl::StrCat("YAML: ", error.what()));
-  }
+absl::StatusOr<std::vector<std::string>> DocumentsAsJson(const std::vector<YAML::Node>& documents) {
   std::vector<std::string> objects;
   for (const YAML::Node& document : documents) {
     if (document.IsNull()) continue;
@@ -180,6 +216,26 @@ absl::StatusOr<std::vector<std::string>> ObjectsAsJson(absl::string_view text) {
     }
   }
   return objects;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> ObjectsAsJson(absl::string_view text) {
+  std::vector<YAML::Node> documents;
+  try {
+    const std::string whole(text);
+    if (absl::Status advances = CheckDocumentsAdvance(whole); !advances.ok()) return advances;
+    documents = YAML::LoadAll(whole);
+  } catch (const YAML::Exception& error) {
+    return absl::InvalidArgumentError(absl::StrCat("YAML: ", error.what()));
+  }
+  // yaml-cpp also throws while nodes are read (an invalid node, a bad conversion); nothing of
+  // it may leave this library.
+  try {
+    return DocumentsAsJson(documents);
+  } catch (const YAML::Exception& error) {
+    return absl::InvalidArgumentError(absl::StrCat("YAML: ", error.what()));
+  }
 }
 
 }  // namespace tidepool::k8s

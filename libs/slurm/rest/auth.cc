@@ -30,6 +30,8 @@ std::string HmacSha256(absl::string_view key, absl::string_view data) {
   return std::string(reinterpret_cast<const char*>(digest), length);
 }
 
+constexpr char kHexDigits[] = "0123456789abcdef";
+
 std::string JsonEscape(absl::string_view s) {
   std::string out;
   for (char c : s) {
@@ -37,8 +39,8 @@ std::string JsonEscape(absl::string_view s) {
       out.push_back('\\');
       out.push_back(c);
     } else if (static_cast<unsigned char>(c) < 0x20) {
-      absl::StrAppend(&out, "\\u00", absl::string_view("0123456789abcdef" + ((c >> 4) & 0xf), 1),
-                      absl::string_view("0123456789abcdef" + (c & 0xf), 1));
+      absl::StrAppend(&out, "\\u00", absl::string_view(&kHexDigits[(c >> 4) & 0xf], 1),
+                      absl::string_view(&kHexDigits[c & 0xf], 1));
     } else {
       out.push_back(c);
     }

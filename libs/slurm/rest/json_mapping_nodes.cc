@@ -440,6 +440,8 @@ class NodesHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Node
   }
 
   bool Scalar(const char* s, rapidjson::SizeType n, bool b, Kind kind) {
+    // A bare value as the whole reply (found by fuzzing: Top() read an empty stack).
+    if (stack_.empty()) return Error(absl::StrCat(KindName(kind), " at the top"));
     switch (Top()) {
       case Frame::kRoot:
         if (key_ == KeyId::kLastUpdate && kind == Kind::kInt) {

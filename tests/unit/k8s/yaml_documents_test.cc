@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
+
 namespace tidepool::k8s {
 namespace {
 
@@ -71,6 +73,38 @@ TEST_CASE("ObjectsAsJson reports malformed YAML instead of throwing") {
   CHECK(objects.status().code() == absl::StatusCode::kInvalidArgument);
   CHECK(objects.status().message().find("YAML") == 0);
   CHECK_FALSE(ObjectsAsJson("- just\n- a list\n").ok());
+}
+
+}  // namespace
+}  // namespace tidepool::k8s
+
+namespace tidepool::k8s {
+namespace {
+
+// Found by fuzzing: yaml-cpp 0.7's LoadAll collects empty documents without end on these
+// (before the check, each ran until memory ran out).
+TEST_CASE("ObjectsAsJson refuses a ',' that yaml-cpp cannot parse past") {
+  for (const char* text : {",", " ,", ", a", "- a\n,", "{a: b},", "\"a\",", "a: b\n---\n,"}) {
+    INFO(text);
+    const absl::Status refused = ObjectsAsJson(text).status();
+    CHECK(absl::IsInvalidArgument(refused));
+    CHECK(absl::StrContains(refused.message(), "cannot parse past line"));
+  }
+  CHECK(ObjectsAsJson("a: [b, c]\n---\nd: {e: f}\n---\n").ok());
+}
+
+}  // namespace
+}  // namespace tidepool::k8s
+
+namespace tidepool::k8s {
+namespace {
+
+// Found by fuzzing: a List whose items are a map threw YAML::InvalidNode out of the library.
+TEST_CASE("ObjectsAsJson takes a List with items that are not a sequence as one object") {
+  const absl::StatusOr<std::vector<std::string>> objects =
+      ObjectsAsJson("kind: List\nitems:\n  a: b\n");
+  REQUIRE(objects.ok());
+  CHECK(*objects == std::vector<std::string>{R"({"kind":"List","items":{"a":"b"}})"});
 }
 
 }  // namespace
