@@ -512,7 +512,10 @@ spec:
   const std::string gang_job = *gang_jobs.begin();
   CHECK(absl::StripAsciiWhitespace(s.Slurm({"squeue", "-h", "-j", gang_job, "-o", "%D %T"})) ==
         "4 RUNNING");
-  s.Kubectl({"-n", "hpc", "delete", "pod", "gang-0", "gang-1", "gang-2", "gang-3", "--wait=false"});
+  // The first deletion ends the group's job and the pod-scheduler deletes the other pods,
+  // which can be before kubectl reaches them.
+  s.Kubectl({"-n", "hpc", "delete", "pod", "gang-0", "gang-1", "gang-2", "gang-3", "--wait=false",
+             "--ignore-not-found"});
   for (const std::string& id : {job, gang_job}) {
     CHECK(Eventually([&] {
             absl::StatusOr<CommandResult> r =
