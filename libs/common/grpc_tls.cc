@@ -3,10 +3,13 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "common/secret_file.h"
+#include "openssl/pem.h"
+#include "openssl/x509.h"
 
 namespace tidepool::common {
 namespace {
@@ -25,6 +28,36 @@ absl::StatusOr<std::string> ReadFile(const std::string& path, absl::string_view 
   return text.str();
 }
 
+using Bio = std::unique_ptr<BIO, decltype(&BIO_free)>;
+using Certificate = std::unique_ptr<X509, decltype(&X509_free)>;
+using PrivateKey = std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)>;
+
+Bio Memory(const std::string& pem) {
+  return Bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free);
+}
+
+// The PEMs parse, the key is the certificate's, and the CA signed the certificate: a
+// Secret put together wrongly fails at start with what is wrong, not at the first call.
+absl::Status CheckPair(const GrpcTls& tls, const std::string& dir) {
+  Certificate cert(PEM_read_bio_X509(Memory(tls.cert_pem).get(), nullptr, nullptr, nullptr),
+                   &X509_free);
+  if (cert == nullptr) return absl::InvalidArgumentError(dir + "/tls.crt is not a PEM certificate");
+  Certificate ca(PEM_read_bio_X509(Memory(tls.ca_pem).get(), nullptr, nullptr, nullptr),
+                 &X509_free);
+  if (ca == nullptr) return absl::InvalidArgumentError(dir + "/ca.crt is not a PEM certificate");
+  PrivateKey key(PEM_read_bio_PrivateKey(Memory(tls.key_pem).get(), nullptr, nullptr, nullptr),
+                 &EVP_PKEY_free);
+  if (key == nullptr) return absl::InvalidArgumentError(dir + "/tls.key is not a PEM private key");
+  if (X509_check_private_key(cert.get(), key.get()) != 1) {
+    return absl::InvalidArgumentError(dir + "/tls.key is not the key of " + dir + "/tls.crt");
+  }
+  PrivateKey ca_key(X509_get_pubkey(ca.get()), &EVP_PKEY_free);
+  if (ca_key == nullptr || X509_verify(cert.get(), ca_key.get()) != 1) {
+    return absl::InvalidArgumentError(dir + "/tls.crt is not signed by " + dir + "/ca.crt");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<GrpcTls> LoadGrpcTlsDir(const std::string& dir) {
@@ -36,8 +69,9 @@ absl::StatusOr<GrpcTls> LoadGrpcTlsDir(const std::string& dir) {
   if (absl::Status mode = CheckSecretFileMode(key_path, "gRPC TLS key"); !mode.ok()) return mode;
   absl::StatusOr<std::string> key = ReadFile(key_path, "key");
   if (!key.ok()) return key.status();
-  return GrpcTls{
-      .ca_pem = *std::move(ca), .cert_pem = *std::move(cert), .key_pem = *std::move(key)};
+  GrpcTls tls{.ca_pem = *std::move(ca), .cert_pem = *std::move(cert), .key_pem = *std::move(key)};
+  if (absl::Status pair = CheckPair(tls, dir); !pair.ok()) return pair;
+  return tls;
 }
 
 }  // namespace tidepool::common

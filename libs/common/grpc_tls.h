@@ -18,6 +18,8 @@ struct GrpcTls {
 };
 
 // Reads <dir>/ca.crt, <dir>/tls.crt and <dir>/tls.key. NotFound names a missing file;
+// InvalidArgument a file that is not PEM, a key that is not the certificate's, or a
+// certificate the CA did not sign;
 // PermissionDenied a key that others may read or its group may write (CheckSecretFileMode).
 absl::StatusOr<GrpcTls> LoadGrpcTlsDir(const std::string& dir);
 

@@ -183,6 +183,21 @@ TEST_CASE("LoadGrpcTlsDir reads a Secret's layout and refuses a key others may r
   }
   REQUIRE(chmod(key.c_str(), 0600) == 0);
 
+  // A Secret put together from two identities, or with another CA: refused, saying which.
+  const std::string mixed = certs.good + "/mixed";
+  std::filesystem::create_directories(mixed);
+  std::filesystem::copy_file(dir + "/ca.crt", mixed + "/ca.crt");
+  std::filesystem::copy_file(dir + "/tls.crt", mixed + "/tls.crt");
+  std::filesystem::copy_file(certs.good + "/cluster-controller/tls.key", mixed + "/tls.key");
+  CHECK(LoadGrpcTlsDir(mixed).status().message() ==
+        mixed + "/tls.key is not the key of " + mixed + "/tls.crt");
+  std::filesystem::copy_file(certs.good + "/pod-scheduler/tls.key", mixed + "/tls.key",
+                             std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(certs.other + "/cluster-controller/ca.crt", mixed + "/ca.crt",
+                             std::filesystem::copy_options::overwrite_existing);
+  CHECK(LoadGrpcTlsDir(mixed).status().message() ==
+        mixed + "/tls.crt is not signed by " + mixed + "/ca.crt");
+
   const absl::Status missing = LoadGrpcTlsDir(certs.good + "/no-such-service").status();
   CHECK(absl::IsNotFound(missing));
   CHECK(missing.message().find("no-such-service/ca.crt") != absl::string_view::npos);
