@@ -36,26 +36,34 @@ Bio Memory(const std::string& pem) {
   return Bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free);
 }
 
+// One of the certificates in ca.crt (a bundle may hold several) signed `cert`.
+absl::Status CheckSignedByOneOf(X509& cert, const std::string& ca_pem, const std::string& dir) {
+  Bio bundle = Memory(ca_pem);
+  int read = 0;
+  while (true) {
+    Certificate ca(PEM_read_bio_X509(bundle.get(), nullptr, nullptr, nullptr), &X509_free);
+    if (ca == nullptr) break;
+    ++read;
+    PrivateKey ca_key(X509_get_pubkey(ca.get()), &EVP_PKEY_free);
+    if (ca_key != nullptr && X509_verify(&cert, ca_key.get()) == 1) return absl::OkStatus();
+  }
+  if (read == 0) return absl::InvalidArgumentError(dir + "/ca.crt is not a PEM certificate");
+  return absl::InvalidArgumentError(dir + "/tls.crt is not signed by " + dir + "/ca.crt");
+}
+
 // The PEMs parse, the key is the certificate's, and the CA signed the certificate: a
 // Secret put together wrongly fails at start with what is wrong, not at the first call.
 absl::Status CheckPair(const GrpcTls& tls, const std::string& dir) {
   Certificate cert(PEM_read_bio_X509(Memory(tls.cert_pem).get(), nullptr, nullptr, nullptr),
                    &X509_free);
   if (cert == nullptr) return absl::InvalidArgumentError(dir + "/tls.crt is not a PEM certificate");
-  Certificate ca(PEM_read_bio_X509(Memory(tls.ca_pem).get(), nullptr, nullptr, nullptr),
-                 &X509_free);
-  if (ca == nullptr) return absl::InvalidArgumentError(dir + "/ca.crt is not a PEM certificate");
   PrivateKey key(PEM_read_bio_PrivateKey(Memory(tls.key_pem).get(), nullptr, nullptr, nullptr),
                  &EVP_PKEY_free);
   if (key == nullptr) return absl::InvalidArgumentError(dir + "/tls.key is not a PEM private key");
   if (X509_check_private_key(cert.get(), key.get()) != 1) {
     return absl::InvalidArgumentError(dir + "/tls.key is not the key of " + dir + "/tls.crt");
   }
-  PrivateKey ca_key(X509_get_pubkey(ca.get()), &EVP_PKEY_free);
-  if (ca_key == nullptr || X509_verify(cert.get(), ca_key.get()) != 1) {
-    return absl::InvalidArgumentError(dir + "/tls.crt is not signed by " + dir + "/ca.crt");
-  }
-  return absl::OkStatus();
+  return CheckSignedByOneOf(*cert, tls.ca_pem, dir);
 }
 
 }  // namespace

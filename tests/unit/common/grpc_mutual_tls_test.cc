@@ -5,6 +5,7 @@
 
 #include <catch2/catch_test_macros.hpp>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "absl/strings/str_join.h"
@@ -197,6 +198,9 @@ TEST_CASE("LoadGrpcTlsDir reads a Secret's layout and refuses a key others may r
                              std::filesystem::copy_options::overwrite_existing);
   CHECK(LoadGrpcTlsDir(mixed).status().message() ==
         mixed + "/tls.crt is not signed by " + mixed + "/ca.crt");
+  // A bundle holding the signing CA among others is fine.
+  std::ofstream(mixed + "/ca.crt", std::ios::app) << std::ifstream(certs.good + "/ca.crt").rdbuf();
+  CHECK(LoadGrpcTlsDir(mixed).ok());
 
   const absl::Status missing = LoadGrpcTlsDir(certs.good + "/no-such-service").status();
   CHECK(absl::IsNotFound(missing));
