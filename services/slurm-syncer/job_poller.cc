@@ -11,7 +11,8 @@ namespace tidepool::syncer {
 namespace {
 
 constexpr absl::Duration kFollowFor = absl::Seconds(5);
-constexpr absl::Duration kFollowInterval = absl::Milliseconds(250);
+constexpr absl::Duration kFollowInterval = absl::Milliseconds(100);
+constexpr absl::Duration kFullReadEvery = absl::Minutes(1);
 
 bool Pending(const slurm::rest::Job& job) {
   return !job.state.empty() && job.state.front() == "PENDING";
@@ -27,7 +28,11 @@ JobPoller::JobPoller(SlurmGateway& slurm, JobFeed& feed, absl::Duration interval
       polls_(prometheus::BuildCounter()
                  .Name(common::MetricName("slurm-syncer", "job_polls_total"))
                  .Help("Job polls of slurmrestd (only while WatchJobs has watchers) by result")
-                 .Register(registry)) {
+                 .Register(registry)),
+      view_({.states = [&slurm] { return slurm.GetJobStates(); },
+             .all = [&slurm] { return slurm.GetJobs(); },
+             .one = [&slurm](slurm::rest::JobId id) { return slurm.GetJob(id); }},
+            kFullReadEvery) {
   common::AddZeroSeries(polls_, {{"result", {"changed", "unchanged", "error"}}});
 }
 
@@ -64,12 +69,13 @@ void JobPoller::ForgetStarted(const std::vector<slurm::rest::Job>& jobs) {
 void JobPoller::PollOnce() {
   if (feed_.subscriber_count() == 0) {
     if (feed_.synced()) feed_.Reset();
+    view_.Reset();
     absl::MutexLock lock(&mutex_);
     followed_.clear();
     return;
   }
   const absl::Time started = absl::Now();
-  absl::StatusOr<slurm::rest::JobList> jobs = slurm_.GetJobs();
+  absl::StatusOr<JobView::Refreshed> jobs = view_.Refresh(started);
   if (!jobs.ok()) {
     polls_.Add({{"result", "error"}}).Increment();
     if (!feed_.unavailable_reason().has_value()) {

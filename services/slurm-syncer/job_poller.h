@@ -1,11 +1,11 @@
 #pragma once
 
-// Reads Slurm's jobs for WatchJobs: a full list every interval, but only while someone
-// watches (a busy cluster's job list is large); the view is dropped when the last
-// watcher leaves, so the next one starts from a fresh snapshot. A job submitted here is
-// followed closely: while it is pending (Slurm starts jobs in its next scheduling pass,
-// not in the submit call), polls come every 250 ms for up to 5 s, so a watcher learns of
-// its start without waiting out the interval.
+// Reads Slurm's jobs for WatchJobs every interval (JobView: job states, and whole jobs
+// only for those that changed), but only while someone watches; the view is dropped when
+// the last watcher leaves, so the next one starts from a fresh snapshot. A job submitted
+// here is followed closely: while it is pending (Slurm starts batch jobs in its next
+// scheduling pass, up to a second after the submit call), polls come every 100 ms for up
+// to 5 s, so a watcher learns of its start without waiting out the interval.
 //
 //   tidepool_slurm_syncer_job_polls_total{result="changed|unchanged|error"}
 
@@ -16,6 +16,7 @@
 #include "absl/time/time.h"
 #include "common/periodic_worker.h"
 #include "feed.h"
+#include "job_view.h"
 #include "prometheus/counter.h"
 #include "prometheus/registry.h"
 #include "slurm/rest/model.h"
@@ -43,6 +44,7 @@ class JobPoller {
   JobFeed& feed_;
   const absl::Duration interval_;
   prometheus::Family<prometheus::Counter>& polls_;
+  JobView view_;  // used by PollOnce only (the worker's thread)
   // Submitted here and last seen pending (or not yet seen): when to stop following.
   void ForgetStarted(const std::vector<slurm::rest::Job>& jobs);
   absl::Mutex mutex_;

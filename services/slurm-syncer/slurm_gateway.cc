@@ -155,6 +155,10 @@ absl::StatusOr<slurm::rest::JobList> SlurmGateway::GetJobs() {
   return Observe({"GET", "jobs"}, [](Client& c) { return c.GetJobs(); });
 }
 
+absl::StatusOr<std::vector<slurm::rest::JobStateEntry>> SlurmGateway::GetJobStates() {
+  return Observe({"GET", "jobs/state"}, [](Client& c) { return c.GetJobStates(); });
+}
+
 absl::StatusOr<slurm::rest::Job> SlurmGateway::GetJob(slurm::rest::JobId id) {
   return Observe({"GET", "job"}, [id](Client& c) { return c.GetJob(id); });
 }

@@ -50,6 +50,7 @@ class SlurmGateway {
   absl::StatusOr<slurm::rest::Node> GetNode(absl::string_view name);
   absl::Status UpdateNode(absl::string_view name, const slurm::rest::NodeUpdate& update);
   absl::StatusOr<slurm::rest::JobList> GetJobs();
+  absl::StatusOr<std::vector<slurm::rest::JobStateEntry>> GetJobStates();
   absl::StatusOr<slurm::rest::Job> GetJob(slurm::rest::JobId id);
   absl::StatusOr<slurm::rest::SubmitResult> SubmitJob(const slurm::rest::JobSubmission& job);
   absl::Status CancelJob(slurm::rest::JobId id, absl::string_view signal);

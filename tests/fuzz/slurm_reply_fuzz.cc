@@ -15,6 +15,7 @@ void ParseAll(const std::string& body, const std::string& version) {
   const CallContext call{.method = "GET", .path = "/slurm/" + version + "/x", .http_status = 200};
   (void)rest::ParseNodesReply(absl::string_view(body), call);
   (void)rest::ParseJobsReply(body, call);
+  (void)rest::ParseJobStatesReply(body, call);
   (void)rest::ParseSubmitReply(body, call);
   (void)rest::ParsePartitionsReply(body, call);
   (void)rest::ParseReservationsReply(body, call);

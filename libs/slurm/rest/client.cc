@@ -280,6 +280,12 @@ absl::StatusOr<JobList> Client::GetJobs() {
   return ParseJobsReply(r->body, r->call);
 }
 
+absl::StatusOr<std::vector<JobStateEntry>> Client::GetJobStates() {
+  absl::StatusOr<Reply> r = Call("GET", "jobs/state/");
+  if (!r.ok()) return r.status();
+  return ParseJobStatesReply(r->body, r->call);
+}
+
 absl::StatusOr<Job> Client::GetJob(JobId id) {
   absl::StatusOr<Reply> r = Call("GET", absl::StrCat("job/", id));
   if (!r.ok()) return r.status();

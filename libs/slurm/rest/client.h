@@ -87,6 +87,8 @@ class Client {
   absl::Status DeleteNode(absl::string_view name);
 
   absl::StatusOr<JobList> GetJobs();
+  // Every job's id and state only (GET jobs/state/): cheap enough to poll often.
+  absl::StatusOr<std::vector<JobStateEntry>> GetJobStates();
   absl::StatusOr<Job> GetJob(JobId id);
   absl::StatusOr<SubmitResult> SubmitJob(const JobSubmission& job);
   // Signals the job ("SIGKILL", "TERM", "9"); an empty signal cancels it.

@@ -33,6 +33,9 @@ absl::StatusOr<NodeList> ParseNodesReply(absl::string_view body, const CallConte
 // The same, parsing in place in `body` (no copy of a large reply).
 absl::StatusOr<NodeList> ParseNodesReply(std::string&& body, const CallContext& call);
 absl::StatusOr<JobList> ParseJobsReply(absl::string_view body, const CallContext& call);
+// GET jobs/state/.
+absl::StatusOr<std::vector<JobStateEntry>> ParseJobStatesReply(absl::string_view body,
+                                                               const CallContext& call);
 absl::StatusOr<SubmitResult> ParseSubmitReply(absl::string_view body, const CallContext& call);
 absl::StatusOr<std::vector<Partition>> ParsePartitionsReply(absl::string_view body,
                                                             const CallContext& call);

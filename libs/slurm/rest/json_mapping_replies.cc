@@ -66,6 +66,32 @@ absl::Status ReadJob(const Value& v, std::string path, Job* job) {
   return r.status();
 }
 
+// "123", "123_4", "123_[5-9]", "123+1" (or a plain number): the job record's id is the
+// leading number.
+absl::Status ReadJobStateEntry(const Value& v, std::string path, JobStateEntry* entry) {
+  ObjectReader r(v, std::move(path));
+  const Value* id = r.Find("job_id");
+  int64_t number = -1;
+  if (id == nullptr) {
+    r.SetError(absl::InvalidArgumentError(absl::StrCat(r.Path("job_id"), ": missing")));
+  } else if (id->IsString()) {
+    entry->text.assign(id->GetString(), id->GetStringLength());
+    const absl::string_view digits =
+        absl::string_view(entry->text).substr(0, entry->text.find_first_of("_+"));
+    if (digits.size() > 10 || !absl::SimpleAtoi(digits, &number)) number = -1;
+  } else {
+    r.Int("job_id", &number);
+    entry->text = absl::StrCat(number);
+  }
+  if (r.status().ok() && (number <= 0 || number > UINT32_MAX)) {
+    r.SetError(absl::InvalidArgumentError(
+        absl::StrCat(r.Path("job_id"), ": not a job id: \"", entry->text, "\"")));
+  }
+  entry->id = static_cast<JobId>(std::max<int64_t>(number, 0));
+  r.Strings("state", &entry->state);
+  return r.status();
+}
+
 absl::Status ReadPartition(const Value& v, std::string path, Partition* p) {
   ObjectReader r(v, std::move(path));
   r.String("name", &p->name);
@@ -147,6 +173,13 @@ absl::StatusOr<JobList> ParseJobsReply(absl::string_view body, const CallContext
   if (!r.status().ok()) return Mapped(call, r.status());
   if (last_update.has_value()) list.last_update = *last_update;
   return list;
+}
+
+absl::StatusOr<std::vector<JobStateEntry>> ParseJobStatesReply(absl::string_view body,
+                                                               const CallContext& call) {
+  rapidjson::Document doc;
+  if (absl::Status s = ParseChecked(body, call, &doc); !s.ok()) return s;
+  return ReadList<JobStateEntry>(doc, "jobs", call, ReadJobStateEntry);
 }
 
 absl::StatusOr<SubmitResult> ParseSubmitReply(absl::string_view body, const CallContext& call) {

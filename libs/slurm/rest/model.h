@@ -162,6 +162,18 @@ struct JobList {
   absl::Time last_update = absl::InfinitePast();
 };
 
+// One entry of GET jobs/state/: Slurm's text for the job ("123", an array's task "123_4" or
+// its pending tasks "123_[5-9]" or "123_5" each, a het job's component "123+1"), the job
+// record it belongs to (the number before '_' or '+', what GET job/{id} takes) and its
+// state flags. A far smaller reply than GET jobs/: it says which jobs to read again.
+struct JobStateEntry {
+  std::string text;
+  JobId id = 0;
+  std::vector<std::string> state;
+
+  bool operator==(const JobStateEntry& other) const = default;
+};
+
 // How a job shares its nodes (Slurm's job_desc "shared"): kNone shares with no other job
 // (sbatch --exclusive), kUser only with the same user's jobs, kOk with any (--oversubscribe).
 enum class JobSharing { kUnset, kNone, kUser, kOk };

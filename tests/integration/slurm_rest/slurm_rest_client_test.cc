@@ -287,6 +287,13 @@ TEST_CASE("a submitted job runs to COMPLETED and appears in the job list") {
   REQUIRE(jobs.ok());
   CHECK(std::any_of(jobs->jobs.begin(), jobs->jobs.end(),
                     [&](const Job& j) { return j.id == submitted->job_id; }));
+  absl::StatusOr<std::vector<JobStateEntry>> states = client->GetJobStates();
+  INFO(states.status().ToString());
+  REQUIRE(states.ok());
+  CHECK(std::any_of(states->begin(), states->end(), [&](const JobStateEntry& e) {
+    return e.id == submitted->job_id && e.text == absl::StrCat(submitted->job_id) &&
+           !e.state.empty();
+  }));
 
   const Job done =
       WaitForJob(*client, submitted->job_id, [](const Job& j) { return j.Finished(); });

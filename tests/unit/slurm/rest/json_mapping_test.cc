@@ -246,6 +246,48 @@ TEST_CASE("a recorded running job maps") {
   CHECK(j.exit_code.status == std::vector<std::string>{"SUCCESS"});
 }
 
+TEST_CASE("a recorded jobs/state reply maps each entry to its job record, in v0.0.42 and v0.0.45") {
+  for (const char* version : {"v0.0.42", "v0.0.45"}) {
+    INFO(version);
+    absl::StatusOr<std::vector<JobStateEntry>> states = ParseJobStatesReply(
+        Fixture(absl::StrCat("job_states_", version, ".json")), Get("/jobs/state/"));
+    INFO(states.status().ToString());
+    REQUIRE(states.ok());
+    const std::vector<JobStateEntry> expected = {
+        {.text = "1054", .id = 1054, .state = {"CANCELLED"}},
+        {.text = "1057_1", .id = 1057, .state = {"RUNNING"}},
+        {.text = "1056", .id = 1056, .state = {"PENDING"}},
+        {.text = "1055_2", .id = 1055, .state = {"PENDING"}},
+        {.text = "1055_3", .id = 1055, .state = {"PENDING"}},
+        {.text = "1055_4", .id = 1055, .state = {"PENDING"}}};
+    CHECK(*states == expected);
+  }
+}
+
+TEST_CASE("jobs/state ids: a het component and a plain number map; anything else is an error") {
+  absl::StatusOr<std::vector<JobStateEntry>> states = ParseJobStatesReply(
+      R"({"jobs":[{"job_id":"77+1","state":["RUNNING"]},{"job_id":78,"state":[]}]})",
+      Get("/jobs/state/"));
+  INFO(states.status().ToString());
+  REQUIRE(states.ok());
+  REQUIRE(states->size() == 2);
+  CHECK((*states)[0].id == 77);
+  CHECK((*states)[1].id == 78);
+  CHECK((*states)[1].text == "78");
+  for (const char* bad :
+       {R"({"jobs":[{"job_id":"","state":[]}]})", R"({"jobs":[{"job_id":"x1","state":[]}]})",
+        R"({"jobs":[{"job_id":"0","state":[]}]})",
+        R"({"jobs":[{"job_id":"99999999999_1","state":[]}]})",
+        R"({"jobs":[{"job_id":-3,"state":[]}]})", R"({"jobs":[{"state":["PENDING"]}]})",
+        R"({"jobs":[{"job_id":"5","state":7}]})", R"({"jobs":{}})"}) {
+    INFO(bad);
+    absl::StatusOr<std::vector<JobStateEntry>> parsed =
+        ParseJobStatesReply(bad, Get("/jobs/state/"));
+    REQUIRE_FALSE(parsed.ok());
+    CHECK(absl::StrContains(parsed.status().message(), "jobs"));
+  }
+}
+
 TEST_CASE("job states: finished only without COMPLETING") {
   Job j;
   j.state = {"COMPLETED"};
