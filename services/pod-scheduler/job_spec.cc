@@ -20,7 +20,8 @@ int64_t CeilDiv(int64_t value, int64_t divisor) { return (value + divisor - 1) /
 tidepool::v1::JobSpec BuildJobSpec(const api::PodView& pod, const PodRequests& requests,
                                    const Placement& placement, const std::string& gpu_type) {
   tidepool::v1::JobSpec job;
-  job.set_script(kPlaceholderScript);
+  job.set_script(kPlaceholderScript);  // where Slurm has no external jobs
+  job.set_external(true);
   job.set_name(JobNameFor(pod.uid));
   job.set_comment(JobCommentFor(pod.ns, pod.name, placement.comment));
   job.set_nodes("1");

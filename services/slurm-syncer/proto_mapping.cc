@@ -167,6 +167,7 @@ absl::StatusOr<slurm::rest::JobSubmission> FromProto(const v1::JobSpec& spec) {
   job.standard_output = spec.standard_output();
   job.reservation = spec.reservation();
   job.sharing = *sharing;
+  job.external = spec.external();
   return job;
 }
 

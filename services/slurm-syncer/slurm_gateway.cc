@@ -165,7 +165,16 @@ absl::StatusOr<slurm::rest::Job> SlurmGateway::GetJob(slurm::rest::JobId id) {
 
 absl::StatusOr<slurm::rest::SubmitResult> SlurmGateway::SubmitJob(
     const slurm::rest::JobSubmission& job) {
-  return Observe({"POST", "job/submit"}, [&](Client& c) { return c.SubmitJob(job); });
+  return Observe({"POST", "job/submit"}, [&](Client& c) {
+    if (!job.external) return c.SubmitJob(job);
+    slurm::rest::JobSubmission as_sent = job;
+    if (slurm::rest::ServesExternalJobs(c.version())) {
+      as_sent.script.clear();
+    } else {
+      as_sent.external = false;  // the script holds the allocation instead
+    }
+    return c.SubmitJob(as_sent);
+  });
 }
 
 absl::Status SlurmGateway::CancelJob(slurm::rest::JobId id, absl::string_view signal) {

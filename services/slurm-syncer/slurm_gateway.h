@@ -52,6 +52,8 @@ class SlurmGateway {
   absl::StatusOr<slurm::rest::JobList> GetJobs();
   absl::StatusOr<std::vector<slurm::rest::JobStateEntry>> GetJobStates();
   absl::StatusOr<slurm::rest::Job> GetJob(slurm::rest::JobId id);
+  // An external `job` goes as one where slurmrestd takes them, else as a batch job
+  // running its script (SubmitResult::external says which).
   absl::StatusOr<slurm::rest::SubmitResult> SubmitJob(const slurm::rest::JobSubmission& job);
   absl::Status CancelJob(slurm::rest::JobId id, absl::string_view signal);
   absl::Status Reconfigure();

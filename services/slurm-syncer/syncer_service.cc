@@ -194,8 +194,10 @@ grpc::Status SyncerService::SubmitJob(grpc::ServerContext* context,
   if (!submitted.ok()) return ToGrpcStatus(submitted.status());
   common::LogInfo("job_submitted", {{"job_id", static_cast<int64_t>(submitted->job_id)},
                                     {"name", job->name},
-                                    {"partition", job->partition}});
+                                    {"partition", job->partition},
+                                    {"external", submitted->external}});
   response->set_job_id(submitted->job_id);
+  response->set_external(submitted->external);
   for (const std::string& warning : submitted->warnings) response->add_warnings(warning);
   job_poller_.FollowSubmitted(submitted->job_id);
   return grpc::Status::OK;

@@ -55,6 +55,12 @@ std::optional<int> DataParserMinor(absl::string_view version) {
   return minor;
 }
 
+bool ServesExternalJobs(absl::string_view version) {
+  constexpr int kFirstWithExternalJobs = 43;
+  const std::optional<int> minor = DataParserMinor(version);
+  return minor.has_value() && *minor >= kFirstWithExternalJobs;
+}
+
 absl::StatusOr<std::string> ChooseVersion(const std::vector<std::string>& served,
                                           absl::string_view oldest, absl::string_view newest) {
   const std::optional<int> lo = DataParserMinor(oldest);
@@ -298,10 +304,23 @@ absl::StatusOr<Job> Client::GetJob(JobId id) {
 }
 
 absl::StatusOr<SubmitResult> Client::SubmitJob(const JobSubmission& job) {
-  if (job.script.empty()) return absl::InvalidArgumentError("SubmitJob: empty script");
+  if (job.external) {
+    if (!job.script.empty())
+      return absl::InvalidArgumentError("SubmitJob: an external job takes no script");
+    if (!ServesExternalJobs(version_)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "SubmitJob: external jobs need data_parser v0.0.43 (Slurm 25.05) or newer; this "
+          "client talks ",
+          version_));
+    }
+  } else if (job.script.empty()) {
+    return absl::InvalidArgumentError("SubmitJob: empty script");
+  }
   absl::StatusOr<Reply> r = Call("POST", "job/submit", JobSubmitBody(job));
   if (!r.ok()) return r.status();
-  return ParseSubmitReply(r->body, r->call);
+  absl::StatusOr<SubmitResult> submitted = ParseSubmitReply(r->body, r->call);
+  if (submitted.ok()) submitted->external = job.external;
+  return submitted;
 }
 
 absl::Status Client::CancelJob(JobId id, absl::string_view signal) {

@@ -58,6 +58,8 @@ struct ClientOptions {
 
 // "v0.0.42" → 42; nullopt for anything else.
 std::optional<int> DataParserMinor(absl::string_view version);
+// Whether a data_parser version takes external jobs (JobSubmission::external): v0.0.43+.
+bool ServesExternalJobs(absl::string_view version);
 // The newest of `served` within [oldest, newest]; NotFound naming both sides if none.
 absl::StatusOr<std::string> ChooseVersion(const std::vector<std::string>& served,
                                           absl::string_view oldest, absl::string_view newest);

@@ -114,7 +114,11 @@ std::string JobSubmitBody(const JobSubmission& job) {
   w.StartObject();
   w.Key("job");
   w.StartObject();
-  WriteString(w, "script", job.script);
+  if (job.external) {
+    WriteStrings(w, "flags", {"EXTERNAL_JOB"});
+  } else {
+    WriteString(w, "script", job.script);
+  }
   if (!job.name.empty()) WriteString(w, "name", job.name);
   if (!job.partition.empty()) WriteString(w, "partition", job.partition);
   if (!job.nodes.empty()) WriteString(w, "nodes", job.nodes);

@@ -200,10 +200,14 @@ struct JobSubmission {
   std::string standard_output;  // path pattern, "" = Slurm's default
   std::string reservation;
   JobSharing sharing = JobSharing::kUnset;
+  // An external job (flag EXTERNAL_JOB, data_parser v0.0.43+): Slurm allocates the nodes
+  // and launches nothing there; `script` must be empty.
+  bool external = false;
 };
 
 struct SubmitResult {
   JobId job_id = 0;
+  bool external = false;  // submitted as an external job
   std::string step_id;
   std::vector<std::string> warnings;
 };

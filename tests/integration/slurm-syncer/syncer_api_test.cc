@@ -23,6 +23,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "grpcpp/create_channel.h"
+#include "slurm/rest/client.h"
 #include "support/child_process.h"
 #include "support/eventually.h"
 #include "support/http_get.h"
@@ -524,6 +525,42 @@ TEST_CASE("jobs are submitted, watched to the end, read and cancelled through th
     status = syncer.stub().SubmitJob(Deadline().get(), bad_value, &response);
     CHECK(status.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
     CHECK(absl::StrContains(status.error_message(), "job.exclusive"));
+  }
+
+  SECTION("an external job holds a node and launches nothing; before v0.0.43 the script runs") {
+    absl::StatusOr<std::string> version = env.RestVersion();
+    REQUIRE(version.ok());
+    const bool external = slurm::rest::ServesExternalJobs(*version);
+    v1::SubmitJobRequest request;
+    request.mutable_job()->set_script(JobScript("sleep 300"));
+    request.mutable_job()->set_name("syncer-test-external");
+    request.mutable_job()->set_time_limit_minutes(5);
+    request.mutable_job()->set_external(true);
+    v1::SubmitJobResponse response;
+    grpc::Status status = syncer.stub().SubmitJob(Deadline().get(), request, &response);
+    INFO(status.error_message() << " (" << env.suite << ", " << *version << ")");
+    REQUIRE(status.ok());
+    CHECK(response.external() == external);
+    v1::WatchJobsRequest only_it;
+    only_it.add_job_ids(response.job_id());
+    JobWatch watch(
+        [&](grpc::ClientContext* context) { return syncer.stub().WatchJobs(context, only_it); });
+    auto running = watch.WaitFor(JobIn(response.job_id(), "RUNNING"), 0, absl::Seconds(60));
+    REQUIRE(running.has_value());
+    absl::StatusOr<CommandResult> shown =
+        SlurmExec(env, {"scontrol", "show", "job", absl::StrCat(response.job_id())});
+    REQUIRE(shown.ok());
+    INFO(shown->output);
+    // An external job is no batch job: Slurm sends nothing to the node's slurmd.
+    CHECK(absl::StrContains(shown->output, external ? "BatchFlag=0" : "BatchFlag=1"));
+    CHECK(absl::StrContains(shown->output, "JobState=RUNNING"));
+    v1::CancelJobRequest cancel;
+    cancel.set_job_id(response.job_id());
+    v1::CancelJobResponse cancelled;
+    REQUIRE(syncer.stub().CancelJob(Deadline().get(), cancel, &cancelled).ok());
+    REQUIRE(watch.WaitFor(JobIn(response.job_id(), "CANCELLED"), 0, absl::Seconds(60)).has_value());
+    CHECK(absl::StrContains(syncer.Output(), absl::StrCat("event=job_submitted job_id=",
+                                                          response.job_id())));
   }
 
   SECTION("reconfigure goes through") {

@@ -319,6 +319,37 @@ TEST_CASE("a submitted job runs to COMPLETED and appears in the job list") {
   CHECK(absl::StrContains(refused.status().message(), "partition"));
 }
 
+TEST_CASE("an external job runs with no script where the version takes one, else is refused") {
+  const SlurmEnv env = RequireSlurm();
+  std::unique_ptr<Client> client = RequireClient(env);
+  JobSubmission job;
+  job.external = true;
+  job.name = "tp-rest-external";
+  job.nodes = "1";
+  job.time_limit_minutes = 2;
+  absl::StatusOr<SubmitResult> submitted = client->SubmitJob(job);
+  INFO(submitted.status().ToString() << " (" << client->version() << ")");
+  if (!ServesExternalJobs(client->version())) {
+    CHECK(absl::IsFailedPrecondition(submitted.status()));
+    CHECK(absl::StrContains(submitted.status().message(), "v0.0.43"));
+    return;
+  }
+  REQUIRE(submitted.ok());
+  CHECK(submitted->external);
+  const Job running = WaitForJob(*client, submitted->job_id,
+                                 [](const Job& j) { return j.PrimaryState() != "PENDING"; });
+  CHECK(running.state == std::vector<std::string>{"RUNNING"});
+  CHECK_FALSE(running.nodes.empty());
+  REQUIRE(client->CancelJob(submitted->job_id).ok());
+  const Job cancelled =
+      WaitForJob(*client, submitted->job_id, [](const Job& j) { return j.Finished(); });
+  CHECK(cancelled.PrimaryState() == "CANCELLED");
+
+  job.script = "#!/bin/sh\ntrue\n";
+  absl::StatusOr<SubmitResult> with_script = client->SubmitJob(job);
+  CHECK(absl::IsInvalidArgument(with_script.status()));
+}
+
 TEST_CASE("a long job is updated and cancelled") {
   const SlurmEnv env = RequireSlurm();
   std::unique_ptr<Client> client = RequireClient(env);

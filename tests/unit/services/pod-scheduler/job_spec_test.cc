@@ -29,6 +29,8 @@ TEST_CASE("a pod's job holds its CPUs, memory and GPUs, named for the pod") {
   CHECK(job->memory_per_node_mb() == 3073);
   CHECK(job->tres_per_node() == "gres/gpu:h100:4");
   CHECK(job->partition() == "gpu");
+  // An external job where Slurm takes them; the script where it does not.
+  CHECK(job->external());
   CHECK(absl::StartsWith(job->script(), "#!/bin/sh\n"));
   CHECK(absl::StrContains(job->script(), "exec sleep"));
 }

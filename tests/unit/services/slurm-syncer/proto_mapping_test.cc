@@ -62,6 +62,9 @@ TEST_CASE("a job spec maps to a submission, zero meaning unset") {
   CHECK_FALSE(job->time_limit_minutes.has_value());
   CHECK(job->partition == "gpu");
   CHECK(job->required_nodes == std::vector<std::string>{"gpu-01"});
+  CHECK_FALSE(job->external);
+  spec.set_external(true);
+  CHECK(FromProto(spec)->external);
 }
 
 TEST_CASE("a job spec without a script or with negative numbers is refused naming the field") {

@@ -95,6 +95,10 @@ TEST_CASE("versions outside the range are refused with both sides named") {
   CHECK(ChooseVersion({"v0.0.40", "v0.0.42", "junk"}, "v0.0.42", "v0.0.45").value() == "v0.0.42");
   CHECK(DataParserMinor("v0.0.44") == 44);
   CHECK_FALSE(DataParserMinor("v1.0.44").has_value());
+  CHECK_FALSE(ServesExternalJobs("v0.0.42"));
+  CHECK(ServesExternalJobs("v0.0.43"));
+  CHECK(ServesExternalJobs("v0.0.45"));
+  CHECK_FALSE(ServesExternalJobs(""));
 }
 
 TEST_CASE("without /openapi/v3 each version's ping is probed, newest first") {

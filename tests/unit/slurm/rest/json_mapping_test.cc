@@ -432,6 +432,13 @@ TEST_CASE("request bodies") {
   placed.sharing = JobSharing::kUser;
   CHECK(absl::StrContains(JobSubmitBody(placed), R"("shared":["user"])"));
 
+  JobSubmission external;
+  external.external = true;
+  external.name = "held";
+  CHECK(JobSubmitBody(external) ==
+        R"({"job":{"flags":["EXTERNAL_JOB"],"name":"held","environment":["PATH=/bin:/usr/bin"],)"
+        R"("current_working_directory":"/tmp"}})");
+
   JobUpdate update;
   update.time_limit_minutes = 7;
   update.comment = "changed";
