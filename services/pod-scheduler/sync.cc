@@ -44,8 +44,9 @@ class Executor {
  public:
   // `pods`: the pods the actions may name (a single pod, or a group's members; an action
   // with an empty Action::pod means the first). `key` is the sync key, for logs.
-  Executor(const SyncContext& c, const std::string& key, std::vector<const ScheduledPod*> pods)
-      : c_(c), key_(key), pods_(std::move(pods)) {}
+  Executor(const SyncContext& c, RecentWrites& written, const std::string& key,
+           std::vector<const ScheduledPod*> pods)
+      : c_(c), written_(written), key_(key), pods_(std::move(pods)) {}
 
   // The failure is returned (the key is retried with backoff); the caller runs the other
   // actions of the decision anyway when they do not depend on it.
@@ -141,6 +142,9 @@ class Executor {
   }
 
   absl::Status Bind(const ScheduledPod& pod, const Action& action) {
+    // Bound already; the cache has not seen it yet.
+    const std::string target = absl::StrCat("bind/", pod.pod.uid);
+    if (written_.Find(target, c_.clock->Now()) == action.node) return absl::OkStatus();
     absl::Status bound = BindPod(*c_.client, pod.pod, action.node);
     if (!bound.ok()) {
       c_.metrics->CountError("bind");
@@ -148,6 +152,7 @@ class Executor {
             absl::StrCat("binding to ", action.node, ": ", bound.message()));
       return bound;
     }
+    written_.Note(target, action.node, c_.clock->Now());
     c_.metrics->ObserveBind(absl::ToDoubleSeconds(c_.clock->Now() - pod.created));
     common::LogInfo("pod_bound", {{"pod", pod.pod.Key()},
                                   {"node", action.node},
@@ -168,8 +173,12 @@ class Executor {
   }
 
   absl::Status Cancel(const Action& action) {
+    // Cancelled already; the job watch has not shown it ending yet.
+    const std::string target = absl::StrCat("cancel/", action.job_id);
+    if (written_.Find(target, c_.clock->Now()).has_value()) return absl::OkStatus();
     absl::Status cancelled = c_.syncer->Cancel(action.job_id);
     if (!cancelled.ok() && !absl::IsNotFound(cancelled)) return Count("cancel", cancelled);
+    written_.Note(target, "", c_.clock->Now());
     c_.metrics->CountCancelled();
     common::LogInfo(
         "job_cancelled",
@@ -187,15 +196,17 @@ class Executor {
   }
 
   const SyncContext& c_;
+  RecentWrites& written_;
   const std::string& key_;
   const std::vector<const ScheduledPod*> pods_;
   bool wait_ = false;
 };
 
-absl::StatusOr<k8s::ReconcileResult> Execute(const SyncContext& c, const std::string& key,
+absl::StatusOr<k8s::ReconcileResult> Execute(const SyncContext& c, RecentWrites& written,
+                                             const std::string& key,
                                              std::vector<const ScheduledPod*> pods,
                                              const std::vector<Action>& actions) {
-  Executor executor(c, key, std::move(pods));
+  Executor executor(c, written, key, std::move(pods));
   absl::Status first = absl::OkStatus();
   for (const Action& action : actions) first.Update(executor.Run(action));
   if (!first.ok()) return first;
@@ -243,7 +254,7 @@ absl::StatusOr<k8s::ReconcileResult> PodSync::Reconcile(const std::string& key) 
   if (input.pod == nullptr && input.jobs.empty()) return k8s::ReconcileResult{};
   std::vector<const ScheduledPod*> pods;
   if (input.pod != nullptr) pods.push_back(input.pod);
-  return Execute(context_, key, pods, Decide(input, *CurrentClusterView()));
+  return Execute(context_, written_, key, pods, Decide(input, *CurrentClusterView()));
 }
 
 absl::StatusOr<k8s::ReconcileResult> PodSync::ReconcileGroup(const std::string& key,
@@ -263,7 +274,7 @@ absl::StatusOr<k8s::ReconcileResult> PodSync::ReconcileGroup(const std::string& 
                    .jobs_view_fresh = context_.jobs->fresh()};
   for (const ScheduledPod& member : members) input.members.push_back(&member);
   if (input.members.empty() && input.jobs.empty()) return k8s::ReconcileResult{};
-  return Execute(context_, key, input.members, DecideGroup(input, *CurrentClusterView()));
+  return Execute(context_, written_, key, input.members, DecideGroup(input, *CurrentClusterView()));
 }
 
 std::vector<std::string> PodSync::SyncKeysOf(const k8s::CachedObject& object) {

@@ -18,6 +18,7 @@
 #include "k8s/event_recorder.h"
 #include "k8s/informer.h"
 #include "metrics.h"
+#include "recent_writes.h"
 #include "syncer_jobs.h"
 
 namespace tidepool::podsched {
@@ -64,6 +65,7 @@ class PodSync : public k8s::Reconciler {
   std::shared_ptr<const ClusterView> CurrentClusterView();
 
   const SyncContext context_;
+  RecentWrites written_;  // binds and cancels the caches may not show yet
   absl::Mutex view_mutex_;
   std::string view_version_ ABSL_GUARDED_BY(view_mutex_);
   std::shared_ptr<const ClusterView> view_ ABSL_GUARDED_BY(view_mutex_);

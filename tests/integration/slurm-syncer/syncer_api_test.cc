@@ -559,8 +559,8 @@ TEST_CASE("jobs are submitted, watched to the end, read and cancelled through th
     v1::CancelJobResponse cancelled;
     REQUIRE(syncer.stub().CancelJob(Deadline().get(), cancel, &cancelled).ok());
     REQUIRE(watch.WaitFor(JobIn(response.job_id(), "CANCELLED"), 0, absl::Seconds(60)).has_value());
-    CHECK(absl::StrContains(syncer.Output(), absl::StrCat("event=job_submitted job_id=",
-                                                          response.job_id())));
+    CHECK(absl::StrContains(syncer.Output(),
+                            absl::StrCat("event=job_submitted job_id=", response.job_id())));
   }
 
   SECTION("reconfigure goes through") {
