@@ -75,7 +75,18 @@ void JobPoller::PollOnce() {
     return;
   }
   const absl::Time started = absl::Now();
-  absl::StatusOr<JobView::Refreshed> jobs = view_.Refresh(started);
+  bool hurried = false;
+  {
+    absl::MutexLock lock(&mutex_);
+    hurried = !followed_.empty();
+  }
+  absl::StatusOr<JobView::Refreshed> jobs = view_.Refresh(
+      started,
+      [&](std::vector<slurm::rest::Job> so_far) {
+        ForgetStarted(so_far);
+        feed_.Apply(std::move(so_far), started);
+      },
+      hurried);
   if (!jobs.ok()) {
     polls_.Add({{"result", "error"}}).Increment();
     if (!feed_.unavailable_reason().has_value()) {

@@ -12,9 +12,17 @@ using slurm::rest::JobId;
 using slurm::rest::JobStateEntry;
 
 // One GET job/{id} costs slurmrestd about as much as eight jobs of GET jobs/: past that
-// many changed jobs (and at least this many), one full read is cheaper.
-constexpr size_t kMinReadsBeforeFull = 16;
+// many changed jobs (and at least this many), one full read is cheaper. Single reads go
+// out as they arrive (Progress), so up to this many are worth it even when a full read
+// would cost a little less.
+constexpr size_t kMinReadsBeforeFull = 64;
 constexpr size_t kJobsPerSingleRead = 8;
+constexpr size_t kReadsPerProgress = 8;
+constexpr absl::Duration kLongestFullReadDelay = absl::Minutes(4);
+
+bool OnlyPending(const std::vector<std::string>& state) {
+  return state.size() == 1 && state.front() == "PENDING";
+}
 
 }  // namespace
 
@@ -27,16 +35,19 @@ void JobView::Reset() {
   jobs_.clear();
 }
 
-absl::StatusOr<JobView::Refreshed> JobView::Refresh(absl::Time now) {
+absl::StatusOr<JobView::Refreshed> JobView::Refresh(absl::Time now, const Progress& progress,
+                                                    bool hurried) {
   absl::StatusOr<std::vector<JobStateEntry>> listed = reads_.states();
   if (!listed.ok()) return listed.status();
   Refreshed refreshed;
   const std::vector<JobId> changed = Changed(*listed);
   const size_t most_single_reads = std::max(kMinReadsBeforeFull, jobs_.size() / kJobsPerSingleRead);
-  if (now >= next_full_read_ || changed.size() > most_single_reads) {
+  const bool full_read_due =
+      now >= next_full_read_ && (!hurried || now >= next_full_read_ + kLongestFullReadDelay);
+  if (full_read_due || changed.size() > most_single_reads) {
     if (absl::Status read = ReadAll(now); !read.ok()) return read;
   } else {
-    if (absl::Status read = ReadChanged(changed); !read.ok()) return read;
+    if (absl::Status read = ReadChanged(changed, progress); !read.ok()) return read;
     refreshed.kind = ReadKind::kChangedOnly;
     refreshed.jobs_read_again = static_cast<int>(changed.size());
   }
@@ -55,16 +66,24 @@ absl::Status JobView::ReadAll(absl::Time now) {
 }
 
 std::vector<JobId> JobView::Changed(const std::vector<JobStateEntry>& listed) const {
-  std::set<JobId> changed;
+  std::set<JobId> moved;
+  std::set<JobId> pending;
   for (const JobStateEntry& entry : listed) {
     auto before = listed_.find(entry.text);
-    if (before == listed_.end() || before->second != entry.state) changed.insert(entry.id);
+    if (before != listed_.end() && before->second == entry.state) continue;
+    (OnlyPending(entry.state) ? pending : moved).insert(entry.id);
   }
-  return {changed.begin(), changed.end()};
+  std::vector<JobId> changed(moved.begin(), moved.end());
+  for (JobId id : pending) {
+    if (!moved.contains(id)) changed.push_back(id);
+  }
+  return changed;
 }
 
-absl::Status JobView::ReadChanged(const std::vector<JobId>& changed) {
-  for (JobId id : changed) {
+absl::Status JobView::ReadChanged(const std::vector<JobId>& changed, const Progress& progress) {
+  for (size_t i = 0; i < changed.size(); ++i) {
+    if (progress != nullptr && i > 0 && i % kReadsPerProgress == 0) progress(Jobs());
+    const JobId id = changed[i];
     absl::StatusOr<Job> job = reads_.one(id);
     if (job.ok()) {
       jobs_.insert_or_assign(id, *std::move(job));

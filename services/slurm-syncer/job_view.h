@@ -34,11 +34,19 @@ class JobView {
     std::vector<slurm::rest::Job> jobs;
   };
 
+  // Jobs as read so far, while a refresh reads many one by one.
+  using Progress = std::function<void(std::vector<slurm::rest::Job>)>;
+
   JobView(Reads reads, absl::Duration full_read_every);
 
-  // Brings the view up to date. On a failure the view keeps what it had and the jobs not
-  // read are read again on the next call.
-  absl::StatusOr<Refreshed> Refresh(absl::Time now);
+  // Brings the view up to date. Jobs that left PENDING are read before new pending ones,
+  // and `progress` (if set) gets the view after every few single reads, so the first
+  // jobs to start are not held back by the last. On a failure the view keeps what it had
+  // and the jobs not read are read again on the next call. While `hurried` (jobs just
+  // submitted wait to start) the once-a-minute full read waits, up to four minutes more:
+  // under load it takes seconds, and nothing reaches watchers meanwhile.
+  absl::StatusOr<Refreshed> Refresh(absl::Time now, const Progress& progress = nullptr,
+                                    bool hurried = false);
   // Forgets everything: the next Refresh is a full read.
   void Reset();
 
@@ -46,10 +54,12 @@ class JobView {
   using ListedStates = std::map<std::string, std::vector<std::string>>;
 
   absl::Status ReadAll(absl::Time now);
-  // The jobs to read again (new entries, changed states), each once.
+  // The jobs to read again (new entries, changed states), each once, those no longer
+  // pending first.
   std::vector<slurm::rest::JobId> Changed(
       const std::vector<slurm::rest::JobStateEntry>& listed) const;
-  absl::Status ReadChanged(const std::vector<slurm::rest::JobId>& changed);
+  absl::Status ReadChanged(const std::vector<slurm::rest::JobId>& changed,
+                           const Progress& progress);
   void Remember(const std::vector<slurm::rest::JobStateEntry>& listed);
   std::vector<slurm::rest::Job> Jobs() const;
 

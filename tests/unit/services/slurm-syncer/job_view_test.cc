@@ -148,12 +148,35 @@ TEST_CASE("when many jobs changed, one full read replaces the single reads") {
   for (JobId id = 1; id <= 100; ++id) slurm.Put(id, "PENDING");
   JobView view(slurm.Reads(), kFullEvery);
   RequireRefresh(view, kStart);
-  for (JobId id = 1; id <= 17; ++id) slurm.Put(id, "RUNNING");  // 17 > max(16, 100 / 8)
+  for (JobId id = 1; id <= 65; ++id) slurm.Put(id, "RUNNING");  // 65 > max(64, 100 / 8)
   JobView::Refreshed refreshed = RequireRefresh(view, kStart + absl::Seconds(1));
   CHECK(refreshed.kind == JobView::ReadKind::kFull);
   CHECK(slurm.full_reads == 2);
   CHECK(slurm.single_reads.empty());
   CHECK(ById(refreshed.jobs) == slurm.jobs);
+}
+
+TEST_CASE("jobs that started are read before new pending ones, and go out every few reads") {
+  FakeSlurm slurm;
+  for (JobId id = 1; id <= 20; ++id) slurm.Put(id, "PENDING");
+  JobView view(slurm.Reads(), kFullEvery);
+  RequireRefresh(view, kStart);
+  for (JobId id = 30; id <= 39; ++id) slurm.Put(id, "PENDING");       // submitted
+  for (JobId id = 11; id <= 20; ++id) slurm.Put(id, "RUNNING", "n");  // started
+  std::vector<std::vector<Job>> published;
+  absl::StatusOr<JobView::Refreshed> refreshed = view.Refresh(
+      kStart + absl::Seconds(1), [&](std::vector<Job> jobs) { published.push_back(jobs); });
+  REQUIRE(refreshed.ok());
+  REQUIRE(slurm.single_reads.size() == 20);
+  CHECK(std::vector<JobId>(slurm.single_reads.begin(), slurm.single_reads.begin() + 10) ==
+        std::vector<JobId>{11, 12, 13, 14, 15, 16, 17, 18, 19, 20});
+  // After reads 8 and 16; the last ones come with the result.
+  REQUIRE(published.size() == 2);
+  const std::map<JobId, Job> first = ById(published[0]);
+  CHECK(first.at(11).nodes == "n");
+  CHECK(first.at(19).nodes.empty());  // not read yet: as before
+  CHECK_FALSE(first.contains(30));
+  CHECK(ById(refreshed->jobs) == slurm.jobs);
 }
 
 TEST_CASE("a job purged before its read leaves the view; other failures keep the view and retry") {
@@ -177,6 +200,18 @@ TEST_CASE("a job purged before its read leaves the view; other failures keep the
   CHECK_FALSE(view.Refresh(kStart + absl::Seconds(3)).ok());
   slurm.fail = absl::OkStatus();
   CHECK(RequireRefresh(view, kStart + absl::Seconds(4)).jobs.size() == 2);
+}
+
+TEST_CASE("while hurried, the periodic full read waits up to four minutes") {
+  FakeSlurm slurm;
+  slurm.Put(1, "RUNNING");
+  JobView view(slurm.Reads(), kFullEvery);
+  CHECK(view.Refresh(kStart, nullptr, /*hurried=*/true)->kind == JobView::ReadKind::kFull);
+  CHECK(view.Refresh(kStart + kFullEvery, nullptr, true)->kind == JobView::ReadKind::kChangedOnly);
+  CHECK(view.Refresh(kStart + kFullEvery + absl::Minutes(4), nullptr, true)->kind ==
+        JobView::ReadKind::kFull);
+  CHECK(view.Refresh(kStart + 2 * kFullEvery + absl::Minutes(4), nullptr, false)->kind ==
+        JobView::ReadKind::kFull);
 }
 
 TEST_CASE("Reset makes the next refresh a full read") {
