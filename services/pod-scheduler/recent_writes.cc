@@ -11,7 +11,9 @@ void RecentWrites::Note(const std::string& target, const std::string& what, absl
 std::optional<std::string> RecentWrites::Find(const std::string& target, absl::Time now) {
   absl::MutexLock lock(&mutex_);
   auto it = by_target_.find(target);
-  if (it == by_target_.end() || now - it->second.at >= keep_for_) return std::nullopt;
+  if (it == by_target_.end() || now - it->second.at >= keep_for_) {
+    return std::nullopt;
+  }
   return it->second.what;
 }
 

@@ -76,6 +76,7 @@ void JobPoller::PollOnce() {
   }
   const absl::Time started = absl::Now();
   bool hurried = false;
+  bool changed = false;  // by this poll's progress too
   {
     absl::MutexLock lock(&mutex_);
     hurried = !followed_.empty();
@@ -84,7 +85,7 @@ void JobPoller::PollOnce() {
       started,
       [&](std::vector<slurm::rest::Job> so_far) {
         ForgetStarted(so_far);
-        feed_.Apply(std::move(so_far), started);
+        changed |= !feed_.Apply(std::move(so_far), started).empty();
       },
       hurried);
   if (!jobs.ok()) {
@@ -96,7 +97,7 @@ void JobPoller::PollOnce() {
     return;
   }
   ForgetStarted(jobs->jobs);
-  const bool changed = !feed_.Apply(std::move(jobs->jobs), started).empty();
+  changed |= !feed_.Apply(std::move(jobs->jobs), started).empty();
   polls_.Add({{"result", changed ? "changed" : "unchanged"}}).Increment();
 }
 

@@ -38,16 +38,22 @@ void JobView::Reset() {
 absl::StatusOr<JobView::Refreshed> JobView::Refresh(absl::Time now, const Progress& progress,
                                                     bool hurried) {
   absl::StatusOr<std::vector<JobStateEntry>> listed = reads_.states();
-  if (!listed.ok()) return listed.status();
+  if (!listed.ok()) {
+    return listed.status();
+  }
   Refreshed refreshed;
   const std::vector<JobId> changed = Changed(*listed);
   const size_t most_single_reads = std::max(kMinReadsBeforeFull, jobs_.size() / kJobsPerSingleRead);
   const bool full_read_due =
       now >= next_full_read_ && (!hurried || now >= next_full_read_ + kLongestFullReadDelay);
   if (full_read_due || changed.size() > most_single_reads) {
-    if (absl::Status read = ReadAll(now); !read.ok()) return read;
+    if (absl::Status read = ReadAll(now); !read.ok()) {
+      return read;
+    }
   } else {
-    if (absl::Status read = ReadChanged(changed, progress); !read.ok()) return read;
+    if (absl::Status read = ReadChanged(changed, progress); !read.ok()) {
+      return read;
+    }
     refreshed.kind = ReadKind::kChangedOnly;
     refreshed.jobs_read_again = static_cast<int>(changed.size());
   }
@@ -58,9 +64,13 @@ absl::StatusOr<JobView::Refreshed> JobView::Refresh(absl::Time now, const Progre
 
 absl::Status JobView::ReadAll(absl::Time now) {
   absl::StatusOr<slurm::rest::JobList> all = reads_.all();
-  if (!all.ok()) return all.status();
+  if (!all.ok()) {
+    return all.status();
+  }
   jobs_.clear();
-  for (Job& job : all->jobs) jobs_.insert_or_assign(job.id, std::move(job));
+  for (Job& job : all->jobs) {
+    jobs_.insert_or_assign(job.id, std::move(job));
+  }
   next_full_read_ = now + full_read_every_;
   return absl::OkStatus();
 }
@@ -70,19 +80,25 @@ std::vector<JobId> JobView::Changed(const std::vector<JobStateEntry>& listed) co
   std::set<JobId> pending;
   for (const JobStateEntry& entry : listed) {
     auto before = listed_.find(entry.text);
-    if (before != listed_.end() && before->second == entry.state) continue;
+    if (before != listed_.end() && before->second == entry.state) {
+      continue;
+    }
     (OnlyPending(entry.state) ? pending : moved).insert(entry.id);
   }
   std::vector<JobId> changed(moved.begin(), moved.end());
   for (JobId id : pending) {
-    if (!moved.contains(id)) changed.push_back(id);
+    if (!moved.contains(id)) {
+      changed.push_back(id);
+    }
   }
   return changed;
 }
 
 absl::Status JobView::ReadChanged(const std::vector<JobId>& changed, const Progress& progress) {
   for (size_t i = 0; i < changed.size(); ++i) {
-    if (progress != nullptr && i > 0 && i % kReadsPerProgress == 0) progress(Jobs());
+    if (progress != nullptr && i > 0 && i % kReadsPerProgress == 0) {
+      progress(Jobs());
+    }
     const JobId id = changed[i];
     absl::StatusOr<Job> job = reads_.one(id);
     if (job.ok()) {
@@ -103,7 +119,9 @@ void JobView::Remember(const std::vector<JobStateEntry>& listed) {
     ids.insert(entry.id);
     // A job listed yet not read (submitted between the two reads of a full read, or
     // purged before its read) is read on the next refresh.
-    if (jobs_.contains(entry.id)) now.insert_or_assign(entry.text, entry.state);
+    if (jobs_.contains(entry.id)) {
+      now.insert_or_assign(entry.text, entry.state);
+    }
   }
   std::erase_if(jobs_, [&](const auto& job) { return !ids.contains(job.first); });
   listed_ = std::move(now);
@@ -112,7 +130,9 @@ void JobView::Remember(const std::vector<JobStateEntry>& listed) {
 std::vector<Job> JobView::Jobs() const {
   std::vector<Job> jobs;
   jobs.reserve(jobs_.size());
-  for (const auto& [id, job] : jobs_) jobs.push_back(job);
+  for (const auto& [id, job] : jobs_) {
+    jobs.push_back(job);
+  }
   return jobs;
 }
 

@@ -88,8 +88,23 @@ spec:
                              {{"NS", ns}, {"TAG", tag}});
 }
 
+// cluster-controller's successful reconfigures so far (-1 when unreadable).
+double ReconfiguresDone(const TidepoolServices& services) {
+  constexpr absl::string_view kSeries =
+      R"(tidepool_cluster_controller_reconfigures_total{result="ok"} )";
+  absl::StatusOr<HttpResponse> metrics = HttpGet(
+      absl::StrCat("http://127.0.0.1:", services.HttpPorts().at("cluster-controller"), "/metrics"));
+  if (!metrics.ok()) return -1;
+  for (absl::string_view line : absl::StrSplit(metrics->body, '\n')) {
+    double value = 0;
+    if (absl::ConsumePrefix(&line, kSeries) && absl::SimpleAtod(line, &value)) return value;
+  }
+  return -1;
+}
+
 // What the dashboards show, done once: each counter and histogram gets samples.
-void ExerciseCluster(const KubernetesEnv& env, const std::string& ns, const std::string& tag) {
+void ExerciseCluster(const KubernetesEnv& env, const std::string& ns, const std::string& tag,
+                     const TidepoolServices& services) {
   // A pod placed through Slurm, then deleted (its placeholder job cancelled).
   Apply(env, PodManifest(ns, tag));
   CHECK(PollUntil(
@@ -106,13 +121,20 @@ void ExerciseCluster(const KubernetesEnv& env, const std::string& ns, const std:
   CHECK(AwaitSinfo(env, ns, "drain"));
   MustKubectl(env, {"uncordon", "knode-2"});
   CHECK(AwaitSinfo(env, ns, "batch* idle 2 cpu-[01-02]"));
-  // A scale-in drains and deletes a slurmd pod; scaling back makes it again.
+  // A scale-in drains and deletes a slurmd pod; scaling back makes it again. The scale-back
+  // waits for the reconfigure of the smaller cluster: made within cluster-controller's
+  // propagation delay, it would bring back the configuration Slurm already has, and the
+  // reconfigure panels and alert would have nothing to show.
+  const double reconfigures_before = ReconfiguresDone(services);
   MustKubectl(env, {"-n", ns, "scale", "nodeset", "cpu", "--replicas=1"});
   CHECK(PollUntil(
             [&] {
               return !TryKubectl(env, {"-n", ns, "get", "pod", "cpu-02"}).has_value();
             },
             absl::Seconds(120), absl::Seconds(1))
+            .has_value());
+  CHECK(PollUntil([&] { return ReconfiguresDone(services) > reconfigures_before; },
+                  absl::Seconds(60), absl::Seconds(1))
             .has_value());
   MustKubectl(env, {"-n", ns, "scale", "nodeset", "cpu", "--replicas=2"});
   CHECK(AwaitSinfo(env, ns, "batch* idle 2 cpu-[01-02]"));
@@ -178,7 +200,7 @@ TEST_CASE("a real Prometheus scraping the services answers every dashboard panel
         {
           INFO(services.Logs());
           REQUIRE(AwaitSinfo(env, ns, "batch* idle 2 cpu-[01-02]"));
-          ExerciseCluster(env, ns, tag);
+          ExerciseCluster(env, ns, tag, services);
         }
 
         // Every query answers once Prometheus has scraped the activity (a rate needs two

@@ -39,7 +39,9 @@ struct FakeSlurm {
 
   JobView::Reads Reads() {
     return {.states = [this]() -> absl::StatusOr<std::vector<JobStateEntry>> {
-              if (!fail.ok()) return fail;
+              if (!fail.ok()) {
+                return fail;
+              }
               std::vector<JobStateEntry> listed;
               for (const auto& [id, job] : jobs) {
                 listed.push_back({.text = absl::StrCat(id), .id = id, .state = job.state});
@@ -50,17 +52,25 @@ struct FakeSlurm {
               return listed;
             },
             .all = [this]() -> absl::StatusOr<JobList> {
-              if (!fail.ok()) return fail;
+              if (!fail.ok()) {
+                return fail;
+              }
               ++full_reads;
               JobList list;
-              for (const auto& [id, job] : jobs) list.jobs.push_back(job);
+              for (const auto& [id, job] : jobs) {
+                list.jobs.push_back(job);
+              }
               return list;
             },
             .one = [this](JobId id) -> absl::StatusOr<Job> {
-              if (!fail_one.ok()) return fail_one;
+              if (!fail_one.ok()) {
+                return fail_one;
+              }
               single_reads.push_back(id);
               auto it = jobs.find(id);
-              if (it == jobs.end()) return absl::NotFoundError("no such job");
+              if (it == jobs.end()) {
+                return absl::NotFoundError("no such job");
+              }
               return it->second;
             }};
   }
@@ -68,7 +78,9 @@ struct FakeSlurm {
 
 std::map<JobId, Job> ById(const std::vector<Job>& jobs) {
   std::map<JobId, Job> by_id;
-  for (const Job& job : jobs) by_id[job.id] = job;
+  for (const Job& job : jobs) {
+    by_id[job.id] = job;
+  }
   return by_id;
 }
 
@@ -98,7 +110,9 @@ TEST_CASE("the first refresh reads every job; unchanged states read nothing more
 
 TEST_CASE("a new job and a job whose state changed are read again, alone") {
   FakeSlurm slurm;
-  for (JobId id = 1; id <= 40; ++id) slurm.Put(id, "RUNNING", "n-01");
+  for (JobId id = 1; id <= 40; ++id) {
+    slurm.Put(id, "RUNNING", "n-01");
+  }
   slurm.Put(41, "PENDING");
   JobView view(slurm.Reads(), kFullEvery);
   RequireRefresh(view, kStart);
@@ -145,10 +159,14 @@ TEST_CASE("an array's entries are read once per job record") {
 
 TEST_CASE("when many jobs changed, one full read replaces the single reads") {
   FakeSlurm slurm;
-  for (JobId id = 1; id <= 100; ++id) slurm.Put(id, "PENDING");
+  for (JobId id = 1; id <= 100; ++id) {
+    slurm.Put(id, "PENDING");
+  }
   JobView view(slurm.Reads(), kFullEvery);
   RequireRefresh(view, kStart);
-  for (JobId id = 1; id <= 65; ++id) slurm.Put(id, "RUNNING");  // 65 > max(64, 100 / 8)
+  for (JobId id = 1; id <= 65; ++id) {
+    slurm.Put(id, "RUNNING");  // 65 > max(64, 100 / 8)
+  }
   JobView::Refreshed refreshed = RequireRefresh(view, kStart + absl::Seconds(1));
   CHECK(refreshed.kind == JobView::ReadKind::kFull);
   CHECK(slurm.full_reads == 2);
@@ -158,11 +176,17 @@ TEST_CASE("when many jobs changed, one full read replaces the single reads") {
 
 TEST_CASE("jobs that started are read before new pending ones, and go out every few reads") {
   FakeSlurm slurm;
-  for (JobId id = 1; id <= 20; ++id) slurm.Put(id, "PENDING");
+  for (JobId id = 1; id <= 20; ++id) {
+    slurm.Put(id, "PENDING");
+  }
   JobView view(slurm.Reads(), kFullEvery);
   RequireRefresh(view, kStart);
-  for (JobId id = 30; id <= 39; ++id) slurm.Put(id, "PENDING");       // submitted
-  for (JobId id = 11; id <= 20; ++id) slurm.Put(id, "RUNNING", "n");  // started
+  for (JobId id = 30; id <= 39; ++id) {
+    slurm.Put(id, "PENDING");  // submitted
+  }
+  for (JobId id = 11; id <= 20; ++id) {
+    slurm.Put(id, "RUNNING", "n");  // started
+  }
   std::vector<std::vector<Job>> published;
   absl::StatusOr<JobView::Refreshed> refreshed = view.Refresh(
       kStart + absl::Seconds(1), [&](std::vector<Job> jobs) { published.push_back(jobs); });
