@@ -1,5 +1,6 @@
 #include "job_poller.h"
 
+#include <set>
 #include <string>
 #include <utility>
 
@@ -13,10 +14,11 @@ namespace {
 constexpr absl::Duration kFollowFor = absl::Seconds(5);
 constexpr absl::Duration kFollowInterval = absl::Milliseconds(100);
 constexpr absl::Duration kFullReadEvery = absl::Minutes(1);
-
-bool Pending(const slurm::rest::Job& job) {
-  return !job.state.empty() && job.state.front() == "PENDING";
-}
+// A scheduling pass starts many jobs at once; each needs a GET job/{id} for its nodes.
+// Four at a time read a burst of 50 about twice as fast as one by one on a 2-core
+// machine, without taking more of slurmrestd's threads (20 by default) than a client
+// should.
+constexpr int kParallelJobReads = 4;
 
 }  // namespace
 
@@ -32,7 +34,7 @@ JobPoller::JobPoller(SlurmGateway& slurm, JobFeed& feed, absl::Duration interval
       view_({.states = [&slurm] { return slurm.GetJobStates(); },
              .all = [&slurm] { return slurm.GetJobs(); },
              .one = [&slurm](slurm::rest::JobId id) { return slurm.GetJob(id); }},
-            kFullReadEvery) {
+            kFullReadEvery, kParallelJobReads) {
   common::AddZeroSeries(polls_, {{"result", {"changed", "unchanged", "error"}}});
 }
 
@@ -60,7 +62,7 @@ void JobPoller::ForgetStarted(const std::vector<slurm::rest::Job>& jobs) {
   const absl::Time now = absl::Now();
   for (const slurm::rest::Job& job : jobs) {
     auto it = followed_.find(job.id);
-    if (it != followed_.end() && !Pending(job)) followed_.erase(it);
+    if (it != followed_.end() && !job.Pending()) followed_.erase(it);
   }
   std::erase_if(followed_, [&](const auto& entry) { return entry.second <= now; });
   if (!followed_.empty() && worker_ != nullptr) worker_->WakeWithin(kFollowInterval);
@@ -75,19 +77,17 @@ void JobPoller::PollOnce() {
     return;
   }
   const absl::Time started = absl::Now();
-  bool hurried = false;
   bool changed = false;  // by this poll's progress too
+  std::set<slurm::rest::JobId> just_submitted;
   {
     absl::MutexLock lock(&mutex_);
-    hurried = !followed_.empty();
+    for (const auto& [id, until] : followed_) just_submitted.insert(id);
   }
-  absl::StatusOr<JobView::Refreshed> jobs = view_.Refresh(
-      started,
-      [&](std::vector<slurm::rest::Job> so_far) {
+  absl::StatusOr<std::vector<slurm::rest::Job>> jobs =
+      view_.Refresh(started, just_submitted, [&](std::vector<slurm::rest::Job> so_far) {
         ForgetStarted(so_far);
         changed |= !feed_.Apply(std::move(so_far), started).empty();
-      },
-      hurried);
+      });
   if (!jobs.ok()) {
     polls_.Add({{"result", "error"}}).Increment();
     if (!feed_.unavailable_reason().has_value()) {
@@ -96,8 +96,8 @@ void JobPoller::PollOnce() {
     feed_.MarkUnavailable(std::string(jobs.status().message()), started);
     return;
   }
-  ForgetStarted(jobs->jobs);
-  changed |= !feed_.Apply(std::move(jobs->jobs), started).empty();
+  ForgetStarted(*jobs);
+  changed |= !feed_.Apply(*std::move(jobs), started).empty();
   polls_.Add({{"result", changed ? "changed" : "unchanged"}}).Increment();
 }
 

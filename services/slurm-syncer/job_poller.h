@@ -5,7 +5,9 @@
 // the last watcher leaves, so the next one starts from a fresh snapshot. A job submitted
 // here is followed closely: while it is pending (Slurm starts batch jobs in its next
 // scheduling pass, up to a second after the submit call), polls come every 100 ms for up
-// to 5 s, so a watcher learns of its start without waiting out the interval.
+// to 5 s, so a watcher learns of its start without waiting out the interval. Meanwhile it
+// is not read, and watchers do not see it, while it stays PENDING (the submitter knows it;
+// see JobView::Refresh): a watcher sees it once it starts or ends, or pending after 5 s.
 //
 //   tidepool_slurm_syncer_job_polls_total{result="changed|unchanged|error"}
 
@@ -45,9 +47,10 @@ class JobPoller {
   const absl::Duration interval_;
   prometheus::Family<prometheus::Counter>& polls_;
   JobView view_;  // used by PollOnce only (the worker's thread)
-  // Submitted here and last seen pending (or not yet seen): when to stop following.
+  // Stops following the jobs that left PENDING, and those followed long enough.
   void ForgetStarted(const std::vector<slurm::rest::Job>& jobs);
   absl::Mutex mutex_;
+  // Submitted here and not yet seen out of PENDING: when to stop following.
   std::map<slurm::rest::JobId, absl::Time> followed_ ABSL_GUARDED_BY(mutex_);
   std::unique_ptr<common::PeriodicWorker> worker_;
 };

@@ -1,7 +1,10 @@
 #include "job_view.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstddef>
 #include <set>
+#include <thread>
 #include <utility>
 
 namespace tidepool::syncer {
@@ -20,29 +23,29 @@ constexpr size_t kJobsPerSingleRead = 8;
 constexpr size_t kReadsPerProgress = 8;
 constexpr absl::Duration kLongestFullReadDelay = absl::Minutes(4);
 
-bool OnlyPending(const std::vector<std::string>& state) {
-  return state.size() == 1 && state.front() == "PENDING";
-}
-
 }  // namespace
 
-JobView::JobView(Reads reads, absl::Duration full_read_every)
-    : reads_(std::move(reads)), full_read_every_(full_read_every) {}
+JobView::JobView(Reads reads, absl::Duration full_read_every, int parallel_reads)
+    : reads_(std::move(reads)),
+      full_read_every_(full_read_every),
+      parallel_reads_(static_cast<size_t>(std::max(parallel_reads, 1))) {}
 
 void JobView::Reset() {
   next_full_read_ = absl::InfinitePast();
   listed_.clear();
   jobs_.clear();
+  unreadable_.clear();
 }
 
-absl::StatusOr<JobView::Refreshed> JobView::Refresh(absl::Time now, const Progress& progress,
-                                                    bool hurried) {
+absl::StatusOr<std::vector<Job>> JobView::Refresh(absl::Time now,
+                                                  const std::set<JobId>& just_submitted,
+                                                  const Progress& progress) {
   absl::StatusOr<std::vector<JobStateEntry>> listed = reads_.states();
   if (!listed.ok()) {
     return listed.status();
   }
-  Refreshed refreshed;
-  const std::vector<JobId> changed = Changed(*listed);
+  const bool hurried = !just_submitted.empty();
+  const std::vector<JobId> changed = Changed(*listed, just_submitted);
   const size_t most_single_reads = std::max(kMinReadsBeforeFull, jobs_.size() / kJobsPerSingleRead);
   const bool full_read_due =
       now >= next_full_read_ && (!hurried || now >= next_full_read_ + kLongestFullReadDelay);
@@ -54,12 +57,9 @@ absl::StatusOr<JobView::Refreshed> JobView::Refresh(absl::Time now, const Progre
     if (absl::Status read = ReadChanged(changed, progress); !read.ok()) {
       return read;
     }
-    refreshed.kind = ReadKind::kChangedOnly;
-    refreshed.jobs_read_again = static_cast<int>(changed.size());
   }
   Remember(*listed);
-  refreshed.jobs = Jobs();
-  return refreshed;
+  return Jobs();
 }
 
 absl::Status JobView::ReadAll(absl::Time now) {
@@ -68,6 +68,7 @@ absl::Status JobView::ReadAll(absl::Time now) {
     return all.status();
   }
   jobs_.clear();
+  unreadable_.clear();
   for (Job& job : all->jobs) {
     jobs_.insert_or_assign(job.id, std::move(job));
   }
@@ -75,7 +76,8 @@ absl::Status JobView::ReadAll(absl::Time now) {
   return absl::OkStatus();
 }
 
-std::vector<JobId> JobView::Changed(const std::vector<JobStateEntry>& listed) const {
+std::vector<JobId> JobView::Changed(const std::vector<JobStateEntry>& listed,
+                                    const std::set<JobId>& not_yet) const {
   std::set<JobId> moved;
   std::set<JobId> pending;
   for (const JobStateEntry& entry : listed) {
@@ -83,7 +85,11 @@ std::vector<JobId> JobView::Changed(const std::vector<JobStateEntry>& listed) co
     if (before != listed_.end() && before->second == entry.state) {
       continue;
     }
-    (OnlyPending(entry.state) ? pending : moved).insert(entry.id);
+    // Not remembered either (not in jobs_): looked at again on the next refresh.
+    if (before == listed_.end() && entry.Pending() && not_yet.contains(entry.id)) {
+      continue;
+    }
+    (entry.Pending() ? pending : moved).insert(entry.id);
   }
   std::vector<JobId> changed(moved.begin(), moved.end());
   for (JobId id : pending) {
@@ -95,21 +101,48 @@ std::vector<JobId> JobView::Changed(const std::vector<JobStateEntry>& listed) co
 }
 
 absl::Status JobView::ReadChanged(const std::vector<JobId>& changed, const Progress& progress) {
-  for (size_t i = 0; i < changed.size(); ++i) {
-    if (progress != nullptr && i > 0 && i % kReadsPerProgress == 0) {
+  for (size_t first = 0; first < changed.size(); first += kReadsPerProgress) {
+    if (progress != nullptr && first > 0) {
       progress(Jobs());
     }
-    const JobId id = changed[i];
-    absl::StatusOr<Job> job = reads_.one(id);
-    if (job.ok()) {
-      jobs_.insert_or_assign(id, *std::move(job));
-    } else if (absl::IsNotFound(job.status())) {
-      jobs_.erase(id);  // purged between the two reads
-    } else {
-      return job.status();
+    const size_t last = std::min(changed.size(), first + kReadsPerProgress);
+    const std::vector<JobId> batch(changed.begin() + static_cast<std::ptrdiff_t>(first),
+                                   changed.begin() + static_cast<std::ptrdiff_t>(last));
+    if (absl::Status read = ReadBatch(batch); !read.ok()) {
+      return read;
     }
   }
   return absl::OkStatus();
+}
+
+absl::Status JobView::ReadBatch(const std::vector<JobId>& ids) {
+  std::vector<absl::StatusOr<Job>> read(ids.size(), absl::UnknownError("not read"));
+  std::atomic<size_t> next{0};
+  auto read_some = [&] {
+    for (size_t i = next++; i < ids.size(); i = next++) {
+      read[i] = reads_.one(ids[i]);
+    }
+  };
+  {
+    std::vector<std::jthread> helpers;
+    for (size_t n = 1; n < std::min(parallel_reads_, ids.size()); ++n) {
+      helpers.emplace_back(read_some);
+    }
+    read_some();
+  }  // the helpers join here
+  absl::Status first_failure;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (read[i].ok()) {
+      jobs_.insert_or_assign(ids[i], *std::move(read[i]));
+      unreadable_.erase(ids[i]);
+    } else if (absl::IsNotFound(read[i].status())) {
+      jobs_.erase(ids[i]);  // purged between the two reads
+      unreadable_.insert(ids[i]);
+    } else {
+      first_failure.Update(read[i].status());
+    }
+  }
+  return first_failure;
 }
 
 void JobView::Remember(const std::vector<JobStateEntry>& listed) {
@@ -117,13 +150,14 @@ void JobView::Remember(const std::vector<JobStateEntry>& listed) {
   std::set<JobId> ids;
   for (const JobStateEntry& entry : listed) {
     ids.insert(entry.id);
-    // A job listed yet not read (submitted between the two reads of a full read, or
-    // purged before its read) is read on the next refresh.
-    if (jobs_.contains(entry.id)) {
+    // A job listed yet not read (submitted between the two reads of a full read) is read
+    // on the next refresh.
+    if (jobs_.contains(entry.id) || unreadable_.contains(entry.id)) {
       now.insert_or_assign(entry.text, entry.state);
     }
   }
   std::erase_if(jobs_, [&](const auto& job) { return !ids.contains(job.first); });
+  std::erase_if(unreadable_, [&](JobId id) { return !ids.contains(id); });
   listed_ = std::move(now);
 }
 

@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,26 +28,28 @@ class JobView {
     std::function<absl::StatusOr<slurm::rest::JobList>()> all;
     std::function<absl::StatusOr<slurm::rest::Job>(slurm::rest::JobId)> one;
   };
-  enum class ReadKind { kFull, kChangedOnly };
-  struct Refreshed {
-    ReadKind kind = ReadKind::kFull;
-    int jobs_read_again = 0;  // kChangedOnly: how many GET job/{id}
-    std::vector<slurm::rest::Job> jobs;
-  };
-
   // Jobs as read so far, while a refresh reads many one by one.
   using Progress = std::function<void(std::vector<slurm::rest::Job>)>;
 
-  JobView(Reads reads, absl::Duration full_read_every);
+  // `parallel_reads`: single reads in flight at once (`reads.one` is called from that
+  // many threads); slurmrestd serves requests on several threads, and a burst of jobs
+  // started by one scheduling pass reaches watchers sooner.
+  JobView(Reads reads, absl::Duration full_read_every, int parallel_reads = 1);
 
-  // Brings the view up to date. Jobs that left PENDING are read before new pending ones,
-  // and `progress` (if set) gets the view after every few single reads, so the first
-  // jobs to start are not held back by the last. On a failure the view keeps what it had
-  // and the jobs not read are read again on the next call. While `hurried` (jobs just
-  // submitted wait to start) the once-a-minute full read waits, up to four minutes more:
-  // under load it takes seconds, and nothing reaches watchers meanwhile.
-  absl::StatusOr<Refreshed> Refresh(absl::Time now, const Progress& progress = nullptr,
-                                    bool hurried = false);
+  // Brings the view up to date and returns it. Jobs that left PENDING are read before new
+  // pending ones, and `progress` (if set) gets the view after every few single reads, so
+  // the first jobs to start are not held back by the last. On a failure the view keeps
+  // what it had and the jobs not read are read again on the next call.
+  //
+  // `just_submitted`: jobs this syncer submitted a moment ago. While they stay PENDING they
+  // are not read (the submitter knows them; at 50 submissions a second these reads were a
+  // third of slurmrestd's work, and the machine's CPU is what delays the binds): they
+  // join the view once they leave PENDING or are no longer passed. While any are passed
+  // the once-a-minute full read waits, up to four minutes more: under load it takes
+  // seconds, and nothing reaches watchers meanwhile.
+  absl::StatusOr<std::vector<slurm::rest::Job>> Refresh(
+      absl::Time now, const std::set<slurm::rest::JobId>& just_submitted = {},
+      const Progress& progress = nullptr);
   // Forgets everything: the next Refresh is a full read.
   void Reset();
 
@@ -56,18 +59,24 @@ class JobView {
   absl::Status ReadAll(absl::Time now);
   // The jobs to read again (new entries, changed states), each once, those no longer
   // pending first.
-  std::vector<slurm::rest::JobId> Changed(
-      const std::vector<slurm::rest::JobStateEntry>& listed) const;
+  std::vector<slurm::rest::JobId> Changed(const std::vector<slurm::rest::JobStateEntry>& listed,
+                                          const std::set<slurm::rest::JobId>& not_yet) const;
   absl::Status ReadChanged(const std::vector<slurm::rest::JobId>& changed,
                            const Progress& progress);
+  // Reads `ids` (up to parallel_reads_ at once) into the view.
+  absl::Status ReadBatch(const std::vector<slurm::rest::JobId>& ids);
   void Remember(const std::vector<slurm::rest::JobStateEntry>& listed);
   std::vector<slurm::rest::Job> Jobs() const;
 
   const Reads reads_;
   const absl::Duration full_read_every_;
+  const size_t parallel_reads_;
   absl::Time next_full_read_ = absl::InfinitePast();
   ListedStates listed_;  // by the entry's text: what the last refresh saw
   std::map<slurm::rest::JobId, slurm::rest::Job> jobs_;
+  // Listed by jobs/state yet NotFound when read (purged between the two reads): not read
+  // again until its listed state changes.
+  std::set<slurm::rest::JobId> unreadable_;
 };
 
 }  // namespace tidepool::syncer

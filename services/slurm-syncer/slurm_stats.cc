@@ -17,12 +17,10 @@ constexpr std::pair<NodeState, const char*> kBaseStates[] = {
     {NodeState::kFuture, "future"},       {NodeState::kError, "error"},
 };
 
-bool Pending(const Job& job) { return job.PrimaryState() == "PENDING"; }
-
 // Started: no longer pending, with nodes (a job cancelled while pending has a start time
 // but never had nodes).
 bool Started(const Job& job) {
-  return !Pending(job) && !job.nodes.empty() && job.start_time.has_value() &&
+  return !job.Pending() && !job.nodes.empty() && job.start_time.has_value() &&
          job.submit_time.has_value() && *job.start_time >= *job.submit_time;
 }
 
@@ -44,7 +42,7 @@ void AddNode(const Node& node, SlurmStats& stats) {
 
 void AddJob(const Job& job, absl::Time now, SlurmStats& stats) {
   ++stats.jobs[{job.partition, JobMetricState(job)}];
-  if (!Pending(job)) return;
+  if (!job.Pending()) return;
   ++stats.pending_by_reason[job.reason.empty() ? "None" : job.reason];
   if (!job.submit_time.has_value()) return;
   const double waited = std::max(0.0, absl::ToDoubleSeconds(now - *job.submit_time));

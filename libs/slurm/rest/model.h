@@ -133,6 +133,13 @@ struct JobExit {
   bool operator==(const JobExit& other) const = default;
 };
 
+inline constexpr char kPendingState[] = "PENDING";
+
+// Slurm's primary state in a state list: its first entry ("" if none); flags follow it.
+inline std::string PrimaryStateOf(const std::vector<std::string>& state) {
+  return state.empty() ? "" : state.front();
+}
+
 struct Job {
   JobId id = 0;
   std::string name;
@@ -148,8 +155,8 @@ struct Job {
   std::string comment;
   JobExit exit_code;
 
-  // The primary state (the first entry), "" if none.
-  std::string PrimaryState() const { return state.empty() ? "" : state.front(); }
+  std::string PrimaryState() const { return PrimaryStateOf(state); }
+  bool Pending() const { return PrimaryState() == kPendingState; }
   bool HasState(absl::string_view s) const;
   // Ended: a final state and no COMPLETING flag left.
   bool Finished() const;
@@ -170,6 +177,9 @@ struct JobStateEntry {
   std::string text;
   JobId id = 0;
   std::vector<std::string> state;
+
+  std::string PrimaryState() const { return PrimaryStateOf(state); }
+  bool Pending() const { return PrimaryState() == kPendingState; }
 
   bool operator==(const JobStateEntry& other) const = default;
 };
