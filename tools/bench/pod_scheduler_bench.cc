@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -22,6 +23,7 @@
 #include "k8s/config.h"
 #include "k8s/object_json.h"
 #include "k8s/watch.h"
+#include "tidepool/contract.h"
 
 namespace {
 
@@ -32,6 +34,9 @@ using tidepool::k8s::Pods;
 struct Timeline {
   absl::Mutex mutex;
   std::map<std::string, Clock::time_point> created ABSL_GUARDED_BY(mutex);
+  std::map<std::string, Clock::time_point> create_returned ABSL_GUARDED_BY(mutex);
+  // When a watch first shows the pod-scheduler's job-id annotation: the job was submitted.
+  std::map<std::string, Clock::time_point> annotated ABSL_GUARDED_BY(mutex);
   std::map<std::string, Clock::time_point> bound ABSL_GUARDED_BY(mutex);
 };
 
@@ -46,19 +51,52 @@ std::string PodJson(const std::string& name, const std::string& scheduler) {
                       R"("resources":{"requests":{"cpu":"1","memory":"64Mi"}}}]}})");
 }
 
-std::string NodeNameOf(const std::string& pod_json) {
+struct PodProgress {
+  bool has_job_id = false;
+  bool bound = false;
+};
+
+PodProgress ProgressOf(const std::string& pod_json) {
   absl::StatusOr<rapidjson::Document> pod = tidepool::k8s::ParseJsonObject(pod_json, "pod");
-  if (!pod.ok()) return "";
-  const rapidjson::Value* spec = tidepool::k8s::FindMember(*pod, "spec");
-  return spec == nullptr ? "" : tidepool::k8s::StringMember(*spec, "nodeName");
+  if (!pod.ok()) {
+    return {};
+  }
+  PodProgress progress;
+  if (const rapidjson::Value* meta = tidepool::k8s::FindMember(*pod, "metadata")) {
+    if (const rapidjson::Value* annotations = tidepool::k8s::FindMember(*meta, "annotations")) {
+      progress.has_job_id =
+          !tidepool::k8s::StringMember(*annotations, tidepool::api::kSlurmJobIdAnnotation).empty();
+    }
+  }
+  if (const rapidjson::Value* spec = tidepool::k8s::FindMember(*pod, "spec")) {
+    progress.bound = !tidepool::k8s::StringMember(*spec, "nodeName").empty();
+  }
+  return progress;
 }
 
 double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
 double Percentile(std::vector<double> sorted, double p) {
   if (sorted.empty()) return 0;
-  const size_t at = static_cast<size_t>(p * static_cast<double>(sorted.size() - 1) + 0.5);
+  const auto at = static_cast<size_t>(std::lround(p * static_cast<double>(sorted.size() - 1)));
   return sorted[std::min(at, sorted.size() - 1)];
+}
+
+using Moments = std::map<std::string, Clock::time_point>;
+
+// p50/p90/p99/max of `to` - `from` over the pods in both.
+void PrintStage(const char* label, const Moments& from, const Moments& to) {
+  std::vector<double> took;
+  for (const auto& [name, at] : to) {
+    auto start = from.find(name);
+    if (start != from.end()) {
+      took.push_back(Ms(at - start->second));
+    }
+  }
+  std::sort(took.begin(), took.end());
+  std::printf("%-18s p50 %.0f ms  p90 %.0f ms  p99 %.0f ms  max %.0f ms\n", label,
+              Percentile(took, 0.50), Percentile(took, 0.90), Percentile(took, 0.99),
+              took.empty() ? 0.0 : took.back());
 }
 
 // Creates pods i ≡ t (mod threads), pod i not before `start + i / rate`; returns how
@@ -79,8 +117,10 @@ int CreateShare(Client& client, const std::string& ns, const std::string& schedu
         std::fprintf(stderr, "creating %s: %s\n", name.c_str(), created.ToString().c_str());
       continue;
     }
+    const Clock::time_point returned = Clock::now();
     absl::MutexLock lock(&timeline.mutex);
     timeline.created[name] = started;
+    timeline.create_returned[name] = returned;
   }
   return failed;
 }
@@ -104,6 +144,12 @@ void Report(Timeline& timeline, Clock::time_point first_create, int pods) {
   std::printf("created -> bound   p50 %.0f ms  p90 %.0f ms  p99 %.0f ms  max %.0f ms\n",
               Percentile(latencies, 0.50), Percentile(latencies, 0.90), Percentile(latencies, 0.99),
               latencies.empty() ? 0.0 : latencies.back());
+  // Where the time went: the API server's create, the pod-scheduler until its job-id
+  // annotation shows (pod watched, job submitted, annotation written), Slurm starting the
+  // job and the binding.
+  PrintStage("  create call", timeline.created, timeline.create_returned);
+  PrintStage("  created -> job id", timeline.created, timeline.annotated);
+  PrintStage("  job id -> bound", timeline.annotated, timeline.bound);
   std::printf("sustained          %.1f pods/s bound (first create -> last bind %.2f s)\n",
               window_s > 0 ? static_cast<double>(latencies.size()) / window_s : 0.0, window_s);
   // The rate the binds kept up, without the latency of the first and last pod (which the
@@ -150,16 +196,22 @@ int main(int argc, char** argv) {
             event.type != tidepool::k8s::WatchEventType::kModified) {
           return;
         }
-        if (NodeNameOf(event.object_json).empty()) return;
+        const PodProgress progress = ProgressOf(event.object_json);
         const Clock::time_point now = Clock::now();
         absl::MutexLock lock(&timeline.mutex);
-        timeline.bound.try_emplace(event.meta.name, now);
+        if (progress.has_job_id) {
+          timeline.annotated.try_emplace(event.meta.name, now);
+        }
+        if (progress.bound) {
+          timeline.bound.try_emplace(event.meta.name, now);
+        }
       });
   while (!synced) std::this_thread::sleep_for(std::chrono::milliseconds(20));
 
   const Clock::time_point first_create = Clock::now();
   std::atomic<int> failed{0};
   std::vector<std::thread> creators;
+  creators.reserve(static_cast<size_t>(threads));
   for (int t = 0; t < threads; ++t) {
     creators.emplace_back([&, t] {
       failed += CreateShare(client, ns, scheduler, pods, threads, t, rate, first_create, timeline);
