@@ -143,9 +143,9 @@ std::string ReviewJson(const Cell& cell) {
                            absl::StrCat("system:serviceaccount:", kOwnNamespace, ":", account));
     w.Key("groups");
     w.StartArray();
-    for (const std::string group : {std::string("system:serviceaccounts"),
-                                    absl::StrCat("system:serviceaccounts:", kOwnNamespace),
-                                    std::string("system:authenticated")}) {
+    for (const std::string& group : {std::string("system:serviceaccounts"),
+                                     absl::StrCat("system:serviceaccounts:", kOwnNamespace),
+                                     std::string("system:authenticated")}) {
       w.String(group.c_str());
     }
     w.EndArray();
