@@ -1,6 +1,6 @@
 #include "job_poller.h"
 
-#include <set>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -48,10 +48,11 @@ void JobPoller::Wake() {
   if (worker_ != nullptr) worker_->Wake();
 }
 
-void JobPoller::FollowSubmitted(slurm::rest::JobId id) {
+void JobPoller::FollowSubmitted(slurm::rest::JobId id,
+                                std::optional<slurm::rest::Job> as_submitted) {
   {
     absl::MutexLock lock(&mutex_);
-    followed_[id] = absl::Now() + kFollowFor;
+    followed_[id] = {.until = absl::Now() + kFollowFor, .as_submitted = std::move(as_submitted)};
   }
   Wake();
 }
@@ -64,7 +65,7 @@ void JobPoller::ForgetStarted(const std::vector<slurm::rest::Job>& jobs) {
     auto it = followed_.find(job.id);
     if (it != followed_.end() && !job.Pending()) followed_.erase(it);
   }
-  std::erase_if(followed_, [&](const auto& entry) { return entry.second <= now; });
+  std::erase_if(followed_, [&](const auto& entry) { return entry.second.until <= now; });
   if (!followed_.empty() && worker_ != nullptr) worker_->WakeWithin(kFollowInterval);
 }
 
@@ -78,10 +79,14 @@ void JobPoller::PollOnce() {
   }
   const absl::Time started = absl::Now();
   bool changed = false;  // by this poll's progress too
-  std::set<slurm::rest::JobId> just_submitted;
+  std::map<slurm::rest::JobId, slurm::rest::Job> just_submitted;
   {
     absl::MutexLock lock(&mutex_);
-    for (const auto& [id, until] : followed_) just_submitted.insert(id);
+    for (const auto& [id, followed] : followed_) {
+      if (followed.until > started && followed.as_submitted.has_value()) {
+        just_submitted.insert_or_assign(id, *followed.as_submitted);
+      }
+    }
   }
   absl::StatusOr<std::vector<slurm::rest::Job>> jobs =
       view_.Refresh(started, just_submitted, [&](std::vector<slurm::rest::Job> so_far) {

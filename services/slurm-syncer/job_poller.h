@@ -5,14 +5,15 @@
 // the last watcher leaves, so the next one starts from a fresh snapshot. A job submitted
 // here is followed closely: while it is pending (Slurm starts batch jobs in its next
 // scheduling pass, up to a second after the submit call), polls come every 100 ms for up
-// to 5 s, so a watcher learns of its start without waiting out the interval. Meanwhile it
-// is not read, and watchers do not see it, while it stays PENDING (the submitter knows it;
-// see JobView::Refresh): a watcher sees it once it starts or ends, or pending after 5 s.
+// to 5 s, so a watcher learns of its start without waiting out the interval. Meanwhile,
+// while it stays PENDING, watchers get it as submitted and it is not read (see
+// JobView::Refresh).
 //
 //   tidepool_slurm_syncer_job_polls_total{result="changed|unchanged|error"}
 
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -37,8 +38,9 @@ class JobPoller {
   void Stop();
   // Polls now (a watcher arrived and waits for its snapshot).
   void Wake();
-  // Polls now, and often while `id` is pending.
-  void FollowSubmitted(slurm::rest::JobId id);
+  // Polls now, and often while `id` is pending. `as_submitted` (its record as submitted,
+  // PENDING) joins the view instead of a read, when known.
+  void FollowSubmitted(slurm::rest::JobId id, std::optional<slurm::rest::Job> as_submitted);
   void PollOnce();
 
  private:
@@ -50,8 +52,12 @@ class JobPoller {
   // Stops following the jobs that left PENDING, and those followed long enough.
   void ForgetStarted(const std::vector<slurm::rest::Job>& jobs);
   absl::Mutex mutex_;
-  // Submitted here and not yet seen out of PENDING: when to stop following.
-  std::map<slurm::rest::JobId, absl::Time> followed_ ABSL_GUARDED_BY(mutex_);
+  // Submitted here and not yet seen out of PENDING.
+  struct Followed {
+    absl::Time until;  // when to stop following
+    std::optional<slurm::rest::Job> as_submitted;
+  };
+  std::map<slurm::rest::JobId, Followed> followed_ ABSL_GUARDED_BY(mutex_);
   std::unique_ptr<common::PeriodicWorker> worker_;
 };
 

@@ -38,14 +38,15 @@ void JobView::Reset() {
 }
 
 absl::StatusOr<std::vector<Job>> JobView::Refresh(absl::Time now,
-                                                  const std::set<JobId>& just_submitted,
+                                                  const std::map<JobId, Job>& just_submitted,
                                                   const Progress& progress) {
   absl::StatusOr<std::vector<JobStateEntry>> listed = reads_.states();
   if (!listed.ok()) {
     return listed.status();
   }
   const bool hurried = !just_submitted.empty();
-  const std::vector<JobId> changed = Changed(*listed, just_submitted);
+  Adopt(*listed, just_submitted);
+  const std::vector<JobId> changed = Changed(*listed);
   const size_t most_single_reads = std::max(kMinReadsBeforeFull, jobs_.size() / kJobsPerSingleRead);
   const bool full_read_due =
       now >= next_full_read_ && (!hurried || now >= next_full_read_ + kLongestFullReadDelay);
@@ -76,17 +77,25 @@ absl::Status JobView::ReadAll(absl::Time now) {
   return absl::OkStatus();
 }
 
-std::vector<JobId> JobView::Changed(const std::vector<JobStateEntry>& listed,
-                                    const std::set<JobId>& not_yet) const {
+void JobView::Adopt(const std::vector<JobStateEntry>& listed,
+                    const std::map<JobId, Job>& just_submitted) {
+  for (const JobStateEntry& entry : listed) {
+    auto submitted = just_submitted.find(entry.id);
+    if (submitted == just_submitted.end() || !entry.Pending() || jobs_.contains(entry.id) ||
+        listed_.contains(entry.text)) {
+      continue;
+    }
+    jobs_.insert_or_assign(entry.id, submitted->second);
+    listed_.insert_or_assign(entry.text, entry.state);
+  }
+}
+
+std::vector<JobId> JobView::Changed(const std::vector<JobStateEntry>& listed) const {
   std::set<JobId> moved;
   std::set<JobId> pending;
   for (const JobStateEntry& entry : listed) {
     auto before = listed_.find(entry.text);
     if (before != listed_.end() && before->second == entry.state) {
-      continue;
-    }
-    // Not remembered either (not in jobs_): looked at again on the next refresh.
-    if (before == listed_.end() && entry.Pending() && not_yet.contains(entry.id)) {
       continue;
     }
     (entry.Pending() ? pending : moved).insert(entry.id);

@@ -41,14 +41,15 @@ class JobView {
   // the first jobs to start are not held back by the last. On a failure the view keeps
   // what it had and the jobs not read are read again on the next call.
   //
-  // `just_submitted`: jobs this syncer submitted a moment ago. While they stay PENDING they
-  // are not read (the submitter knows them; at 50 submissions a second these reads were a
-  // third of slurmrestd's work, and the machine's CPU is what delays the binds): they
-  // join the view once they leave PENDING or are no longer passed. While any are passed
-  // the once-a-minute full read waits, up to four minutes more: under load it takes
-  // seconds, and nothing reaches watchers meanwhile.
+  // `just_submitted`: jobs this syncer submitted a moment ago, as submitted (PENDING). A
+  // new PENDING entry among them joins the view as that record instead of being read:
+  // at 50 submissions a second these reads were a third of slurmrestd's work, and the
+  // machine's CPU is what delays the binds. It is read once its state changes, and
+  // whole at the next full read. While any are passed the once-a-minute full read waits,
+  // up to four minutes more: under load it takes seconds, and nothing reaches watchers
+  // meanwhile.
   absl::StatusOr<std::vector<slurm::rest::Job>> Refresh(
-      absl::Time now, const std::set<slurm::rest::JobId>& just_submitted = {},
+      absl::Time now, const std::map<slurm::rest::JobId, slurm::rest::Job>& just_submitted = {},
       const Progress& progress = nullptr);
   // Forgets everything: the next Refresh is a full read.
   void Reset();
@@ -59,8 +60,11 @@ class JobView {
   absl::Status ReadAll(absl::Time now);
   // The jobs to read again (new entries, changed states), each once, those no longer
   // pending first.
-  std::vector<slurm::rest::JobId> Changed(const std::vector<slurm::rest::JobStateEntry>& listed,
-                                          const std::set<slurm::rest::JobId>& not_yet) const;
+  // New PENDING entries of jobs just submitted join the view as submitted.
+  void Adopt(const std::vector<slurm::rest::JobStateEntry>& listed,
+             const std::map<slurm::rest::JobId, slurm::rest::Job>& just_submitted);
+  std::vector<slurm::rest::JobId> Changed(
+      const std::vector<slurm::rest::JobStateEntry>& listed) const;
   absl::Status ReadChanged(const std::vector<slurm::rest::JobId>& changed,
                            const Progress& progress);
   // Reads `ids` (up to parallel_reads_ at once) into the view.

@@ -1,5 +1,6 @@
 #include "syncer_service.h"
 
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -14,6 +15,7 @@
 #include "feed_stream.h"
 #include "force_policy.h"
 #include "proto_mapping.h"
+#include "submitted_job.h"
 
 namespace tidepool::syncer {
 namespace {
@@ -199,7 +201,11 @@ grpc::Status SyncerService::SubmitJob(grpc::ServerContext* context,
   response->set_job_id(submitted->job_id);
   response->set_external(submitted->external);
   for (const std::string& warning : submitted->warnings) response->add_warnings(warning);
-  job_poller_.FollowSubmitted(submitted->job_id);
+  std::optional<slurm::rest::Job> as_submitted;
+  if (absl::StatusOr<std::string> user = slurm_.SlurmUser(); user.ok()) {
+    as_submitted = PendingAsSubmitted(*job, submitted->job_id, *std::move(user), absl::Now());
+  }
+  job_poller_.FollowSubmitted(submitted->job_id, std::move(as_submitted));
   return grpc::Status::OK;
 }
 

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "submitted_job.h"
 
 namespace tidepool::syncer {
 namespace {
@@ -250,11 +251,17 @@ TEST_CASE("a job purged before its read leaves the view; other failures keep the
   CHECK(RequireRefresh(view, kStart + absl::Seconds(4)).size() == 2);
 }
 
+// A record as slurm-syncer submitted it (PendingAsSubmitted), unlike what a read shows.
+Job AsSubmitted(JobId id) {
+  return PendingAsSubmitted({.name = absl::StrCat("job-", id), .comment = "pod hpc/a"}, id, "slurm",
+                            kStart);
+}
+
 TEST_CASE("while jobs just submitted wait, the periodic full read waits up to four minutes") {
   FakeSlurm slurm;
   slurm.Put(1, "RUNNING");
   JobView view(slurm.Reads(), kFullEvery);
-  const std::set<JobId> waiting = {2};
+  const std::map<JobId, Job> waiting = {{2, AsSubmitted(2)}};
   REQUIRE(view.Refresh(kStart, waiting).ok());
   CHECK(slurm.full_reads == 1);
   REQUIRE(view.Refresh(kStart + kFullEvery, waiting).ok());
@@ -265,34 +272,41 @@ TEST_CASE("while jobs just submitted wait, the periodic full read waits up to fo
   CHECK(slurm.full_reads == 3);
 }
 
-TEST_CASE("a job just submitted is not read while it stays pending") {
+TEST_CASE("a job just submitted joins the view as submitted, not read, while it stays pending") {
   FakeSlurm slurm;
   slurm.Put(1, "RUNNING");
   JobView view(slurm.Reads(), kFullEvery);
   RequireRefresh(view, kStart);
   slurm.Put(2, "PENDING");  // submitted through this syncer
   slurm.Put(3, "PENDING");  // by someone else
-  const std::set<JobId> just_submitted = {2};
+  const std::map<JobId, Job> just_submitted = {{2, AsSubmitted(2)}};
   absl::StatusOr<std::vector<Job>> refreshed =
       view.Refresh(kStart + absl::Seconds(1), just_submitted);
   REQUIRE(refreshed.ok());
   CHECK(slurm.single_reads == std::vector<JobId>{3});
-  CHECK_FALSE(ById(*refreshed).contains(2));
+  const Job as_submitted = ById(*refreshed).at(2);
+  CHECK(as_submitted == AsSubmitted(2));
+  CHECK(as_submitted.Pending());
+  CHECK(as_submitted.user == "slurm");
+  CHECK(as_submitted.comment == "pod hpc/a");
+  // Still pending, and no longer passed: unchanged, not read.
   REQUIRE(view.Refresh(kStart + absl::Seconds(2), just_submitted).ok());
+  REQUIRE(view.Refresh(kStart + absl::Seconds(7)).ok());
   CHECK(slurm.single_reads == std::vector<JobId>{3});
 
   SECTION("it is read once it starts") {
     slurm.Put(2, "RUNNING", "n-04");
-    refreshed = view.Refresh(kStart + absl::Seconds(3), just_submitted);
+    refreshed = view.Refresh(kStart + absl::Seconds(8), just_submitted);
     REQUIRE(refreshed.ok());
     CHECK(ById(*refreshed).at(2).nodes == "n-04");
+    CHECK(slurm.single_reads == std::vector<JobId>{3, 2});
   }
-  SECTION("it is read, pending, once no longer passed as just submitted") {
-    refreshed = view.Refresh(kStart + absl::Seconds(6));
+  SECTION("the next full read replaces it with what Slurm holds") {
+    refreshed = view.Refresh(kStart + kFullEvery);
     REQUIRE(refreshed.ok());
-    CHECK(ById(*refreshed).at(2).Pending());
+    CHECK(slurm.full_reads == 2);
+    CHECK(ById(*refreshed).at(2) == slurm.jobs.at(2));
   }
-  CHECK(slurm.single_reads == std::vector<JobId>{3, 2});
 }
 
 TEST_CASE("Reset makes the next refresh a full read") {
