@@ -26,6 +26,9 @@ struct Action {
   std::string node;
   std::string reason;
   std::string message;
+  // kDeletePod: the pod's annotated job is missing from the job view, which may trail
+  // Slurm; the pod goes only once the job has stayed missing for a while (missing_jobs.h).
+  bool job_missing = false;
 };
 
 }  // namespace tidepool::podsched

@@ -66,7 +66,8 @@ std::vector<Action> WithoutJob(const ScheduledPod& pod, const DecisionInput& inp
     return {{.kind = Action::Kind::kDeletePod,
              .job_id = *id,
              .reason = api::kJobEndedReason,
-             .message = absl::StrCat("Slurm job ", *id, " is gone from Slurm")}};
+             .message = absl::StrCat("Slurm job ", *id, " is gone from Slurm"),
+             .job_missing = true}};
   }
   if (!pod.pod.node_name.empty()) return {};  // placed by someone else: not ours to judge
   absl::StatusOr<tidepool::v1::JobSpec> spec =

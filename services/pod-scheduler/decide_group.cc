@@ -81,7 +81,8 @@ std::vector<Action> WithoutJob(const GroupInput& input, const Members& members,
                          .job_id = *id,
                          .reason = api::kJobEndedReason,
                          .message = absl::StrCat("Slurm job ", *id, " of pod group ", input.group,
-                                                 " is gone from Slurm")});
+                                                 " is gone from Slurm"),
+                         .job_missing = true});
     }
   }
   if (!actions.empty()) return actions;

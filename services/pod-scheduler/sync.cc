@@ -1,5 +1,6 @@
 #include "sync.h"
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -20,6 +21,9 @@ namespace tidepool::podsched {
 namespace {
 
 constexpr absl::Duration kWaitForNodeRequeue = absl::Seconds(5);
+// Longer than slurm-syncer takes to publish a job it submitted (its next poll) and than a
+// few polls, so neither a trailing view nor one bad reply deletes a pod.
+constexpr absl::Duration kConfirmJobMissingFor = absl::Seconds(10);
 
 // The cluster's NodeSets and slurmd pods, read from the caches.
 ClusterView ObserveCluster(const SyncContext& c) {
@@ -44,9 +48,9 @@ class Executor {
  public:
   // `pods`: the pods the actions may name (a single pod, or a group's members; an action
   // with an empty Action::pod means the first). `key` is the sync key, for logs.
-  Executor(const SyncContext& c, RecentWrites& written, const std::string& key,
-           std::vector<const ScheduledPod*> pods)
-      : c_(c), written_(written), key_(key), pods_(std::move(pods)) {}
+  Executor(const SyncContext& c, RecentWrites& written, MissingJobs& missing,
+           const std::string& key, std::vector<const ScheduledPod*> pods)
+      : c_(c), written_(written), missing_(missing), key_(key), pods_(std::move(pods)) {}
 
   // The failure is returned (the key is retried with backoff); the caller runs the other
   // actions of the decision anyway when they do not depend on it.
@@ -72,13 +76,14 @@ class Executor {
         return MarkInvalid(*pod, action);
       case Action::Kind::kWaitForNode:
         Event(pod, k8s::EventType::kWarning, "WaitingForNode", "Bind", action.message);
-        wait_ = true;
+        RequeueAfter(kWaitForNodeRequeue);
         return absl::OkStatus();
     }
     return absl::OkStatus();
   }
 
-  bool wait() const { return wait_; }
+  // When the key should be synced again though nothing changes; none: only on changes.
+  std::optional<absl::Duration> requeue_after() const { return requeue_after_; }
 
  private:
   const ScheduledPod* PodFor(const Action& action) const {
@@ -162,7 +167,21 @@ class Executor {
     return absl::OkStatus();
   }
 
+  void RequeueAfter(absl::Duration after) {
+    requeue_after_ = std::min(requeue_after_.value_or(after), after);
+  }
+
   absl::Status Delete(const ScheduledPod& pod, const Action& action) {
+    if (action.job_missing) {
+      const absl::Duration left = missing_.MissingFor(action.job_id, c_.clock->Now());
+      if (left > absl::ZeroDuration()) {
+        common::LogDebug("job_missing", {{"pod", pod.pod.Key()},
+                                         {"job_id", static_cast<int64_t>(action.job_id)},
+                                         {"taken_as_gone_in", absl::FormatDuration(left)}});
+        RequeueAfter(left);
+        return absl::OkStatus();
+      }
+    }
     Event(&pod, k8s::EventType::kNormal, action.reason, "Delete",
           absl::StrCat(action.message, "; deleting the pod"));
     absl::Status deleted = DeletePod(*c_.client, pod.pod);
@@ -197,24 +216,41 @@ class Executor {
 
   const SyncContext& c_;
   RecentWrites& written_;
+  MissingJobs& missing_;
   const std::string& key_;
   const std::vector<const ScheduledPod*> pods_;
-  bool wait_ = false;
+  std::optional<absl::Duration> requeue_after_;
 };
 
-absl::StatusOr<k8s::ReconcileResult> Execute(const SyncContext& c, RecentWrites& written,
-                                             const std::string& key,
-                                             std::vector<const ScheduledPod*> pods,
-                                             const std::vector<Action>& actions) {
-  Executor executor(c, written, key, std::move(pods));
+absl::StatusOr<k8s::ReconcileResult> RunAll(Executor& executor,
+                                            const std::vector<Action>& actions) {
   absl::Status first = absl::OkStatus();
-  for (const Action& action : actions) first.Update(executor.Run(action));
-  if (!first.ok()) return first;
-  if (executor.wait()) return k8s::ReconcileResult{.requeue_after = kWaitForNodeRequeue};
+  for (const Action& action : actions) {
+    first.Update(executor.Run(action));
+  }
+  if (!first.ok()) {
+    return first;
+  }
+  if (std::optional<absl::Duration> after = executor.requeue_after()) {
+    return k8s::ReconcileResult{.requeue_after = *after};
+  }
   return k8s::ReconcileResult{};
 }
 
 }  // namespace
+
+PodSync::PodSync(SyncContext context)
+    : context_(std::move(context)), missing_(kConfirmJobMissingFor) {}
+
+absl::StatusOr<k8s::ReconcileResult> PodSync::Execute(
+    const std::string& key, std::vector<const ScheduledPod*> pods,
+    const std::vector<tidepool::v1::SlurmJob>& jobs, const std::vector<Action>& actions) {
+  for (const tidepool::v1::SlurmJob& job : jobs) {
+    missing_.Found(job.job_id());
+  }
+  Executor executor(context_, written_, missing_, key, std::move(pods));
+  return RunAll(executor, actions);
+}
 
 std::shared_ptr<const ClusterView> PodSync::CurrentClusterView() {
   const std::string version = absl::StrCat(context_.informers.node_sets->LastResourceVersion(), "/",
@@ -254,7 +290,7 @@ absl::StatusOr<k8s::ReconcileResult> PodSync::Reconcile(const std::string& key) 
   if (input.pod == nullptr && input.jobs.empty()) return k8s::ReconcileResult{};
   std::vector<const ScheduledPod*> pods;
   if (input.pod != nullptr) pods.push_back(input.pod);
-  return Execute(context_, written_, key, pods, Decide(input, *CurrentClusterView()));
+  return Execute(key, pods, input.jobs, Decide(input, *CurrentClusterView()));
 }
 
 absl::StatusOr<k8s::ReconcileResult> PodSync::ReconcileGroup(const std::string& key,
@@ -274,7 +310,7 @@ absl::StatusOr<k8s::ReconcileResult> PodSync::ReconcileGroup(const std::string& 
                    .jobs_view_fresh = context_.jobs->fresh()};
   for (const ScheduledPod& member : members) input.members.push_back(&member);
   if (input.members.empty() && input.jobs.empty()) return k8s::ReconcileResult{};
-  return Execute(context_, written_, key, input.members, DecideGroup(input, *CurrentClusterView()));
+  return Execute(key, input.members, input.jobs, DecideGroup(input, *CurrentClusterView()));
 }
 
 std::vector<std::string> PodSync::SyncKeysOf(const k8s::CachedObject& object) {

@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "action.h"
 #include "cluster_view.h"
 #include "common/clock.h"
 #include "job_table.h"
@@ -18,7 +19,9 @@
 #include "k8s/event_recorder.h"
 #include "k8s/informer.h"
 #include "metrics.h"
+#include "missing_jobs.h"
 #include "recent_writes.h"
+#include "scheduled_pod.h"
 #include "syncer_jobs.h"
 
 namespace tidepool::podsched {
@@ -44,7 +47,7 @@ struct SyncContext {
 
 class PodSync : public k8s::Reconciler {
  public:
-  explicit PodSync(SyncContext context) : context_(std::move(context)) {}
+  explicit PodSync(SyncContext context);
   absl::StatusOr<k8s::ReconcileResult> Reconcile(const std::string& key) override;
 
   // The keys a pod's change concerns: its own and, for a member, its group's.
@@ -61,11 +64,18 @@ class PodSync : public k8s::Reconciler {
                                                       const std::string& group,
                                                       const std::string& scheduler);
 
+  // Carries out the decision for `key` about `pods`, given the jobs the view has for it.
+  absl::StatusOr<k8s::ReconcileResult> Execute(const std::string& key,
+                                               std::vector<const ScheduledPod*> pods,
+                                               const std::vector<tidepool::v1::SlurmJob>& jobs,
+                                               const std::vector<Action>& actions);
+
   // The cluster view, rebuilt only when the NodeSet or slurmd pod caches moved on.
   std::shared_ptr<const ClusterView> CurrentClusterView();
 
   const SyncContext context_;
   RecentWrites written_;  // binds and cancels the caches may not show yet
+  MissingJobs missing_;   // annotated jobs missing from the view, not yet taken as gone
   absl::Mutex view_mutex_;
   std::string view_version_ ABSL_GUARDED_BY(view_mutex_);
   std::shared_ptr<const ClusterView> view_ ABSL_GUARDED_BY(view_mutex_);

@@ -313,6 +313,25 @@ TEST_CASE("pods become Slurm jobs, are bound where Slurm runs them and torn down
     CHECK(absl::StrContains(notes.front(), "CANCELLED"));
   }
 
+  SECTION("a pod recorded with a job Slurm lacks is deleted only once the job stays missing") {
+    // A job view can trail Slurm (a job just submitted, one bad reply): a job missing from
+    // one view must not take the pod with it.
+    const absl::Time start = absl::Now();
+    uids.push_back(CreatePod(ns, "lost", R"("tidepool.dev/slurm-job-id":"60000000")"));
+    const auto deleted = [&] {
+      std::optional<std::string> pod = ns.Pod("lost");
+      return !pod.has_value() || k8s::ParseObjectMeta(*pod)->deleting;
+    };
+    CHECK_FALSE(WaitUntil(deleted, absl::Seconds(6)));
+    const bool went = WaitUntil(deleted, absl::Seconds(30));
+    INFO(scheduler.Output());
+    REQUIRE(went);
+    CHECK(absl::Now() - start >= absl::Seconds(9));
+    const std::vector<std::string> notes = AwaitEventNotes(ns, "JobEnded");
+    REQUIRE_FALSE(notes.empty());
+    CHECK(absl::StrContains(notes.front(), "Slurm job 60000000 is gone from Slurm"));
+  }
+
   SECTION("an invalid annotation: PodScheduled False, an event naming it, and no job") {
     uids.push_back(CreatePod(ns, "invalid", R"("tidepool.dev/exclusive":"always")"));
     std::string reason;

@@ -139,6 +139,16 @@ TEST_CASE("a group job that ended deletes every member") {
   REQUIRE(Kinds(actions) == std::vector<Kind>(3, Kind::kDeletePod));
   CHECK(absl::StrContains(actions[1].message, "PREEMPTED"));
   CHECK(actions[1].pod == "w-1");
+  CHECK_FALSE(actions[1].job_missing);
+}
+
+TEST_CASE("members whose group job is missing from the view are deleted once it stays missing") {
+  std::vector<ScheduledPod> three = {Member("w-0"), Member("w-1"), Member("w-2")};
+  for (ScheduledPod& pod : three) pod.pod.annotations["tidepool.dev/slurm-job-id"] = "9";
+  std::vector<Action> actions = DecideGroup(Input(three), Cluster());
+  REQUIRE(Kinds(actions) == std::vector<Kind>(3, Kind::kDeletePod));
+  CHECK(absl::StrContains(actions[0].message, "Slurm job 9 of pod group train is gone from Slurm"));
+  for (const Action& action : actions) CHECK(action.job_missing);
 }
 
 TEST_CASE("a member deleted cancels the job; once it ended the other members go too") {
