@@ -13,6 +13,7 @@
 #include "common/metrics.h"
 #include "config_sync.h"
 #include "controller_sync.h"
+#include "event_filters.h"
 #include "k8s/object_json.h"
 #include "k8s/resource.h"
 #include "login_sync.h"
@@ -33,18 +34,6 @@ k8s::InformerOptions Labelled(absl::string_view component,
                               std::function<std::any(absl::string_view)> parse_view = nullptr) {
   return {.label_selector = absl::StrCat(api::kComponentLabel, "=", component),
           .parse_view = std::move(parse_view)};
-}
-
-// What of a Node feeds the render: labels, allocatable, taints, unschedulable.
-bool RenderInputChanged(const k8s::CachedObjectPtr& before, const k8s::CachedObjectPtr& after) {
-  absl::StatusOr<v1::NodeInfo> a = api::NodeInfoOf(*before);
-  absl::StatusOr<v1::NodeInfo> b = api::NodeInfoOf(*after);
-  if (!a.ok() || !b.ok()) return true;
-  a->mutable_metadata()->clear_resource_version();
-  b->mutable_metadata()->clear_resource_version();
-  a->mutable_metadata()->clear_annotations();
-  b->mutable_metadata()->clear_annotations();
-  return a->SerializeAsString() != b->SerializeAsString();
 }
 
 // "namespace/<spec.clusterRef.name>" of a NodeSet, "" when unreadable.
@@ -248,7 +237,7 @@ void ClusterController::AddHandlers() {
                                &disruption_budgets_, &claims_}) {
     owned->AddHandlers(by(ClusterOfLabelled));
   }
-  pods_.AddHandlers(by([this](const k8s::CachedObject& pod) {
+  k8s::InformerHandlers pod_handlers = by([this](const k8s::CachedObject& pod) {
     const std::string key = ClusterOfLabelled(pod);
     const std::string node = NodeNameOfPod(pod);
     if (!node.empty() && !key.empty()) {
@@ -256,7 +245,16 @@ void ClusterController::AddHandlers() {
       clusters_on_node_[node].insert(key);
     }
     return key;
-  }));
+  });
+  pod_handlers.on_update = [this, on_update = pod_handlers.on_update](
+                               const k8s::CachedObjectPtr& before,
+                               const k8s::CachedObjectPtr& after) {
+    // slurm-syncer's writes (a pod's Slurm state, its eviction gate) feed no sync.
+    if (PodChangeMatters(*before, *after)) {
+      on_update(before, after);
+    }
+  };
+  pods_.AddHandlers(std::move(pod_handlers));
   auto on_node = [this](const k8s::CachedObjectPtr& node) {
     for (const std::string& key : ClustersOnNode(node->meta.name)) Enqueue(key);
   };
@@ -266,7 +264,7 @@ void ClusterController::AddHandlers() {
            [this](const k8s::CachedObjectPtr& before, const k8s::CachedObjectPtr& after) {
              // Most Nodes host no cluster's pods; heartbeats change nothing the render reads.
              const std::set<std::string> keys = ClustersOnNode(after->meta.name);
-             if (keys.empty() || !RenderInputChanged(before, after)) return;
+             if (keys.empty() || !NodeRenderInputChanged(*before, *after)) return;
              for (const std::string& key : keys) Enqueue(key);
            },
        .on_delete = on_node});

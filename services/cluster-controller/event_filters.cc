@@ -1,0 +1,70 @@
+#include "event_filters.h"
+
+#include <map>
+#include <string>
+
+#include "google/protobuf/util/message_differencer.h"
+#include "tidepool/contract.h"
+#include "tidepool/node_view.h"
+#include "tidepool/pod_view.h"
+
+namespace tidepool::cluster {
+namespace {
+
+// The pod as the sync reads it: without slurm-syncer's own writes, conditions by status.
+struct PodSyncInputs {
+  api::PodView view;
+  std::map<std::string, std::string> condition_status;
+
+  bool operator==(const PodSyncInputs& other) const {
+    const api::PodView& a = view;
+    const api::PodView& b = other.view;
+    return a.ns == b.ns && a.name == b.name && a.uid == b.uid && a.slurm_node == b.slurm_node &&
+           a.node_set == b.node_set && a.cluster == b.cluster &&
+           a.controller_uid == b.controller_uid && a.node_name == b.node_name &&
+           a.phase == b.phase && a.ready == b.ready && a.deleting == b.deleting &&
+           a.template_hash == b.template_hash && a.annotations == b.annotations &&
+           condition_status == other.condition_status;
+  }
+};
+
+std::optional<PodSyncInputs> SyncInputsOf(const k8s::CachedObject& pod) {
+  absl::StatusOr<api::PodView> view = api::PodViewOf(pod);
+  if (!view.ok()) {
+    return std::nullopt;
+  }
+  PodSyncInputs inputs{.view = *std::move(view)};
+  inputs.view.annotations.erase(api::kSlurmStateAnnotation);
+  inputs.view.annotations.erase(api::kSlurmReasonAnnotation);
+  for (const auto& [type, condition] : inputs.view.conditions) {
+    if (type != api::kSlurmNodeInUseCondition) {
+      inputs.condition_status[type] = condition.status;
+    }
+  }
+  return inputs;
+}
+
+}  // namespace
+
+bool NodeRenderInputChanged(const k8s::CachedObject& before, const k8s::CachedObject& after) {
+  absl::StatusOr<v1::NodeInfo> a = api::NodeInfoOf(before);
+  absl::StatusOr<v1::NodeInfo> b = api::NodeInfoOf(after);
+  if (!a.ok() || !b.ok()) {
+    return true;
+  }
+  a->mutable_metadata()->clear_resource_version();
+  b->mutable_metadata()->clear_resource_version();
+  a->mutable_metadata()->clear_annotations();
+  b->mutable_metadata()->clear_annotations();
+  // Not a comparison of serialized bytes: map fields (labels, allocatable) serialize in
+  // no fixed order.
+  return !google::protobuf::util::MessageDifferencer::Equals(*a, *b);
+}
+
+bool PodChangeMatters(const k8s::CachedObject& before, const k8s::CachedObject& after) {
+  std::optional<PodSyncInputs> a = SyncInputsOf(before);
+  std::optional<PodSyncInputs> b = SyncInputsOf(after);
+  return !a.has_value() || !b.has_value() || !(*a == *b);
+}
+
+}  // namespace tidepool::cluster

@@ -1,0 +1,67 @@
+#include "event_filters.h"
+
+#include <catch2/catch_test_macros.hpp>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+
+namespace tidepool::cluster {
+namespace {
+
+k8s::CachedObject Object(std::string json) { return k8s::CachedObject{.json = std::move(json)}; }
+
+// A Node as the node agent writes it (many labels: their order must not matter).
+std::string NodeJson(absl::string_view heartbeat, absl::string_view extra_condition = "",
+                     absl::string_view zone = "a", bool unschedulable = false) {
+  return absl::StrCat(
+      R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"sim-0001","uid":"u1",)",
+      R"("resourceVersion":")", heartbeat, R"(","labels":{"kubernetes.io/hostname":"sim-0001",)",
+      R"("kubernetes.io/os":"linux","kubernetes.io/arch":"amd64","agent.tidepool.dev/simulated":"true",)",
+      R"("nvidia.com/gpu.count":"8","nvidia.com/gpu.product":"NVIDIA-H100-80GB-HBM3",)",
+      R"("topology.kubernetes.io/zone":")", zone, R"("},"annotations":{"a":")", heartbeat,
+      R"("}},"spec":{"unschedulable":)", unschedulable ? "true" : "false",
+      R"(},"status":{"allocatable":{"cpu":"4","memory":"16Gi","pods":"110",)",
+      R"("ephemeral-storage":"100Gi","nvidia.com/gpu":"8"},"conditions":[{"type":"Ready",)",
+      R"("status":"True","lastHeartbeatTime":")", heartbeat, R"("})", extra_condition, "]}}");
+}
+
+TEST_CASE("a Node's heartbeat or slurm-syncer's condition does not feed the render") {
+  const k8s::CachedObject before = Object(NodeJson("2026-12-05T00:00:00Z"));
+  CHECK_FALSE(NodeRenderInputChanged(before, Object(NodeJson("2026-12-05T00:01:40Z"))));
+  CHECK_FALSE(NodeRenderInputChanged(
+      before, Object(NodeJson("2026-12-05T00:01:40Z",
+                              R"(,{"type":"SlurmNotResponding","status":"True"})"))));
+}
+
+TEST_CASE("a Node's labels or cordon feed the render") {
+  const k8s::CachedObject before = Object(NodeJson("2026-12-05T00:00:00Z"));
+  CHECK(NodeRenderInputChanged(before, Object(NodeJson("2026-12-05T00:00:00Z", "", "b"))));
+  CHECK(NodeRenderInputChanged(before, Object(NodeJson("2026-12-05T00:00:00Z", "", "a", true))));
+}
+
+std::string PodJson(absl::string_view slurm_state, absl::string_view in_use,
+                    absl::string_view phase = "Running", absl::string_view node = "sim-0001") {
+  return absl::StrCat(
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"gpu-1","namespace":"hpc","uid":"p1",)",
+      R"("labels":{"tidepool.dev/slurm-node":"gpu-1","tidepool.dev/nodeset":"h100"},)",
+      R"("annotations":{"tidepool.dev/slurm-state":")", slurm_state,
+      R"(","tidepool.dev/slurm-reason":""}},"spec":{"nodeName":")", node,
+      R"("},"status":{"phase":")", phase,
+      R"(","conditions":[{"type":"Ready","status":"True"},{"type":"ContainersReady","status":"True"},)",
+      R"({"type":"tidepool.dev/SlurmNodeInUse","status":")", in_use, R"("}]}})");
+}
+
+TEST_CASE("slurm-syncer's writes to a pod do not sync the cluster; the pod's own changes do") {
+  const k8s::CachedObject before = Object(PodJson("IDLE", "False"));
+  CHECK_FALSE(PodChangeMatters(before, Object(PodJson("IDLE+DRAIN", "True"))));
+  CHECK(PodChangeMatters(before, Object(PodJson("IDLE", "False", "Failed"))));
+  CHECK(PodChangeMatters(before, Object(PodJson("IDLE", "False", "Running", "sim-0002"))));
+  const std::string not_ready = absl::StrReplaceAll(
+      PodJson("IDLE", "False"), {{R"({"type":"ContainersReady","status":"True"})",
+                                  R"({"type":"ContainersReady","status":"False"})"}});
+  CHECK(PodChangeMatters(before, Object(not_ready)));
+}
+
+}  // namespace
+}  // namespace tidepool::cluster
