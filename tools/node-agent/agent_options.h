@@ -58,6 +58,7 @@ struct AgentOptions {
   std::string config_dir;                         // empty: a fresh temporary directory
   std::string gpu_placeholder_files;              // file name prefix; empty: none
   bool cleanup_nodes = false;
+  double api_qps = 50;  // burst: twice as many
   AgentTimings timings;
 };
 

@@ -42,6 +42,9 @@ ABSL_FLAG(absl::Duration, resync_interval, absl::Seconds(5),
           "How often every pod is looked at again (slurmd liveness, unknown Slurm nodes)");
 ABSL_FLAG(absl::Duration, slurmd_stop_grace, absl::Seconds(5),
           "How long a slurmd has to exit after TERM before it is killed");
+ABSL_FLAG(double, api_qps, 50,
+          "Client-side limit of API requests per second (burst: twice as many); a kubelet "
+          "per Node would have its own budget, so thousands of Nodes need more (> 0)");
 ABSL_FLAG(std::string, log_level, "info", "Lowest level logged: debug, info, warn or error");
 
 namespace tidepool::node_agent {
@@ -133,6 +136,10 @@ absl::StatusOr<AgentOptions> ReadAgentFlags() {
     return FlagError("gpu_placeholder_files", "is a file name prefix, not a path");
   }
   options.cleanup_nodes = absl::GetFlag(FLAGS_cleanup_nodes);
+  options.api_qps = absl::GetFlag(FLAGS_api_qps);
+  if (!(options.api_qps > 0) || options.api_qps > 100000) {
+    return FlagError("api_qps", "must be above 0 and at most 100000");
+  }
   options.timings = {.lease_interval = absl::GetFlag(FLAGS_lease_interval),
                      .heartbeat_interval = absl::GetFlag(FLAGS_heartbeat_interval),
                      .resync_interval = absl::GetFlag(FLAGS_resync_interval),

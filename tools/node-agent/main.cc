@@ -12,10 +12,10 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
-#include "flags.h"
 #include "common/log.h"
 #include "common/shutdown_signal.h"
 #include "config_projector.h"
+#include "flags.h"
 #include "k8s/config.h"
 #include "k8s/informer.h"
 #include "node_registrar.h"
@@ -35,8 +35,8 @@ absl::StatusOr<k8s::ClientConfig> ClientConfigFor(const AgentOptions& options) {
       options.kubeconfig.empty() ? k8s::DefaultConfig() : k8s::LoadKubeconfig(options.kubeconfig);
   if (!config.ok()) return config.status();
   config->user_agent = "tidepool-node-agent";
-  config->qps = 50;  // a kubelet per Node would each have their own budget
-  config->burst = 100;
+  config->qps = options.api_qps;
+  config->burst = static_cast<int>(2 * options.api_qps) + 1;
   return config;
 }
 

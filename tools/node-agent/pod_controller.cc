@@ -119,6 +119,12 @@ absl::StatusOr<PodController::SyncResult> PodController::SyncLivePod(const PodFa
 WorkloadState PodController::RunSlurmd(const PodFacts& pod, SyncResult& result) {
   const std::string node = SlurmNodeOf(pod);
   WorkloadState state{.restart_count = RestartsOf(pod.Key())};
+  if (slurm_->SlurmdAbsent(node)) {
+    // Scale mode: the environment runs no slurmd for this node; the pod stands in for it
+    // (Running, as if slurmd ran), and Slurm shows the node not responding.
+    state.running = true;
+    return state;
+  }
   if (SlurmdHeldStopped(pod)) {
     RecordSlurmd(pod, node, /*started=*/false);
     if (slurm_->SlurmdRunning(node)) {

@@ -48,13 +48,17 @@ std::optional<int> PidFromFile(const std::string& pid_file) {
 
 }  // namespace
 
-std::map<std::string, std::string> ParseNodeAddresses(const std::string& content) {
-  std::map<std::string, std::string> addresses;
+std::map<std::string, TestenvNode> ParseNodesFile(const std::string& content) {
+  std::map<std::string, TestenvNode> nodes;
   for (absl::string_view line : absl::StrSplit(content, '\n', absl::SkipWhitespace())) {
     std::vector<absl::string_view> fields = absl::StrSplit(line, ' ', absl::SkipWhitespace());
-    if (fields.size() >= 3) addresses[std::string(fields[0])] = std::string(fields[2]);
+    if (fields.size() < 3) {
+      continue;
+    }
+    nodes[std::string(fields[0])] = TestenvNode{
+        .address = std::string(fields[2]), .absent = fields.size() > 3 && fields[3] == "absent"};
   }
-  return addresses;
+  return nodes;
 }
 
 SlurmTestenv::SlurmTestenv(std::string scripts_dir, std::string run_dir, absl::Duration stop_grace)
@@ -90,16 +94,44 @@ bool SlurmTestenv::SlurmdRunning(const std::string& node) const {
   return !state.empty() && state != "Z";
 }
 
+std::shared_ptr<const std::map<std::string, TestenvNode>> SlurmTestenv::Nodes() const {
+  const std::string path = run_dir_ + "/nodes";
+  std::error_code error;
+  const auto modified = std::filesystem::last_write_time(path, error);
+  const auto size = error ? 0 : std::filesystem::file_size(path, error);
+  const std::string stamp =
+      error ? "" : absl::StrCat(modified.time_since_epoch().count(), "/", size);
+  absl::MutexLock lock(&nodes_mutex_);
+  if (nodes_ == nullptr || stamp.empty() || stamp != nodes_stamp_) {
+    std::optional<std::string> content = ReadFile(path);
+    nodes_ = std::make_shared<const std::map<std::string, TestenvNode>>(
+        content ? ParseNodesFile(*content) : std::map<std::string, TestenvNode>{});
+    nodes_stamp_ = stamp;
+  }
+  return nodes_;
+}
+
 std::map<std::string, std::string> SlurmTestenv::NodeAddresses() const {
-  std::optional<std::string> content = ReadFile(run_dir_ + "/nodes");
-  return content ? ParseNodeAddresses(*content) : std::map<std::string, std::string>{};
+  std::map<std::string, std::string> addresses;
+  for (const auto& [name, node] : *Nodes()) {
+    addresses[name] = node.address;
+  }
+  return addresses;
 }
 
 std::optional<std::string> SlurmTestenv::NodeAddress(const std::string& node) const {
-  std::map<std::string, std::string> addresses = NodeAddresses();
-  auto found = addresses.find(node);
-  if (found == addresses.end()) return std::nullopt;
-  return found->second;
+  std::shared_ptr<const std::map<std::string, TestenvNode>> nodes = Nodes();
+  auto found = nodes->find(node);
+  if (found == nodes->end()) {
+    return std::nullopt;
+  }
+  return found->second.address;
+}
+
+bool SlurmTestenv::SlurmdAbsent(const std::string& node) const {
+  std::shared_ptr<const std::map<std::string, TestenvNode>> nodes = Nodes();
+  auto found = nodes->find(node);
+  return found != nodes->end() && found->second.absent;
 }
 
 absl::Status SlurmTestenv::StartSlurmd(const std::string& node) {

@@ -6,6 +6,7 @@
 // files) and which address each node has (the `nodes` file).
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,8 +18,13 @@
 
 namespace tidepool::node_agent {
 
-// The `nodes` file: "NAME INDEX ADDRESS" a line → address by node name.
-std::map<std::string, std::string> ParseNodeAddresses(const std::string& content);
+// A line of the `nodes` file: "NAME INDEX ADDRESS [absent]".
+struct TestenvNode {
+  std::string address;
+  // Scale mode (up --slurmd-every): the environment runs no slurmd for this node.
+  bool absent = false;
+};
+std::map<std::string, TestenvNode> ParseNodesFile(const std::string& content);
 
 class SlurmTestenv {
  public:
@@ -32,6 +38,9 @@ class SlurmTestenv {
   bool KnowsNode(const std::string& node) const;
   // Whether the node's slurmd process exists (a frozen one, SIGSTOPped by a test, counts).
   bool SlurmdRunning(const std::string& node) const;
+  // Whether the environment runs no slurmd for the node (scale mode); such a node's pod
+  // stands in for it without a process.
+  bool SlurmdAbsent(const std::string& node) const;
   std::optional<std::string> NodeAddress(const std::string& node) const;
   std::map<std::string, std::string> NodeAddresses() const;
 
@@ -49,12 +58,18 @@ class SlurmTestenv {
   absl::Status RunScript(const std::string& script, const std::vector<std::string>& args,
                          absl::Duration timeout) const;
   std::optional<int> SlurmdPid(const std::string& node) const;
+  // The `nodes` file, parsed again only when it changed (thousands of pods ask).
+  std::shared_ptr<const std::map<std::string, TestenvNode>> Nodes() const;
 
   const std::string scripts_dir_;
   const std::string run_dir_;
   const absl::Duration stop_grace_;
   // The scripts edit shared files (nodes, hosts, slurm.conf): one at a time.
   mutable absl::Mutex scripts_mutex_;
+  mutable absl::Mutex nodes_mutex_;
+  mutable std::string nodes_stamp_ ABSL_GUARDED_BY(nodes_mutex_);
+  mutable std::shared_ptr<const std::map<std::string, TestenvNode>> nodes_
+      ABSL_GUARDED_BY(nodes_mutex_);
 };
 
 }  // namespace tidepool::node_agent

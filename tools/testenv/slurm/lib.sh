@@ -145,8 +145,8 @@ spawn() {
 
 netns_of() { printf '%s%s\n' "$NETNS_PREFIX" "$1"; }
 
-# nodes file: name index address, one per line.
-node_field() { # NODE FIELD(2=index,3=addr)
+# nodes file: name index address [absent], one per line.
+node_field() { # NODE FIELD(2=index,3=addr,4=absent)
   awk -v n="$1" -v f="$2" '$1 == n { print $f }' "$RUN_DIR/nodes" 2>/dev/null
 }
 

@@ -61,6 +61,39 @@ bridge_up() {
   ip link set "$NET_BRIDGE" up
 }
 
+# Scale mode (up --slurmd-every M): of the nodes in registration order only the 1st,
+# (M+1)th, (2M+1)th, ... get a namespace and a slurmd; the others are "absent". An absent
+# node's name resolves to ABSENT_ADDR, where nothing listens, so slurmctld's pings fail at
+# once (connection refused) and it shows the node not responding (DOWN* after
+# SlurmdTimeout). slurmctld still holds, schedules around and answers for every node.
+ABSENT_ADDR=127.0.0.2
+slurmd_every() { state_get slurmd_every || echo 1; }
+node_absent() { [[ $(node_field "$1" 4) == absent ]]; }
+
+# Registers the NODEs (arguments) that RUN_DIR/nodes lacks, in one pass: thousands of
+# nodes cost one awk, not one per node. Prints "NODE real|absent" for each new one.
+register_nodes() {
+  (
+    flock 9
+    local lines
+    lines=$(printf '%s\n' "$@" | awk -v every="$(slurmd_every)" -v prefix="$NET_PREFIX" \
+      -v absent_addr="$ABSENT_ADDR" -v file="$RUN_DIR/nodes" '
+      BEGIN {
+        while ((getline line < file) > 0) {
+          split(line, f, " "); known[f[1]] = 1; if (f[2] + 0 > max) max = f[2] + 0
+        }
+      }
+      NF && !($1 in known) {
+        known[$1] = 1; idx = ++max; h = idx + 9
+        if ((idx - 1) % every) printf "%s %d %s absent\n", $1, idx, absent_addr
+        else printf "%s %d %s.%d.%d\n", $1, idx, prefix, int(h / 256), h % 256
+      }')
+    [[ -n $lines ]] || exit 0
+    printf '%s\n' "$lines" >>"$RUN_DIR/nodes"
+    awk '{ print $1, ($4 == "absent" ? "absent" : "real") }' <<<"$lines"
+  ) 9>"$RUN_DIR/net.lock"
+}
+
 # Registers NODE in RUN_DIR/nodes (stable index and address) and, in netns mode,
 # creates its namespace and veth. Idempotent. One at a time: reconfigure and start-slurmd
 # (run by a node agent's workers) may set up nodes, even the same node, at once.
@@ -76,9 +109,14 @@ node_net_up_unlocked() {
   idx=$(node_field "$node" 2)
   if [[ -z $idx ]]; then
     idx=$(($(awk 'BEGIN { m = 0 } $2 > m { m = $2 } END { print m }' "$RUN_DIR/nodes" 2>/dev/null || echo 0) + 1))
-    addr=$(node_addr_for_index "$idx")
-    printf '%s %s %s\n' "$node" "$idx" "$addr" >>"$RUN_DIR/nodes"
+    if (((idx - 1) % $(slurmd_every))); then
+      printf '%s %s %s absent\n' "$node" "$idx" "$ABSENT_ADDR" >>"$RUN_DIR/nodes"
+    else
+      printf '%s %s %s\n' "$node" "$idx" "$(node_addr_for_index "$idx")" >>"$RUN_DIR/nodes"
+    fi
   fi
+  node_absent "$node" && return 0
+  idx=$(node_field "$node" 2)
   addr=$(node_field "$node" 3)
   [[ $(net_mode) == netns ]] || return 0
   ns=$(netns_of "$node")
@@ -360,6 +398,7 @@ start_slurmd() {
   local node=$1 root
   root=$(current_root)
   pidfile_alive "$PID_DIR/slurmd-$node" && return 0
+  node_absent "$node" && return 0
   mkdir -p "$RUN_DIR/spool/slurmd-$node"
   if [[ $(net_mode) == netns ]]; then
     node_net_up "$node"
