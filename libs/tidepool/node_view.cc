@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "google/protobuf/util/message_differencer.h"
 #include "k8s/object_json.h"
 #include "rapidjson/document.h"
 #include "tidepool/contract.h"
@@ -62,6 +63,21 @@ absl::StatusOr<tidepool::v1::NodeInfo> NodeInfoOf(const k8s::CachedObject& objec
   const NodeView* view = object.ViewAs<NodeView>();
   if (view != nullptr && !absl::IsFailedPrecondition(view->info.status())) return view->info;
   return ParseNode(object.json);
+}
+
+bool NodeInfoChanged(const k8s::CachedObject& before, const k8s::CachedObject& after) {
+  absl::StatusOr<tidepool::v1::NodeInfo> a = NodeInfoOf(before);
+  absl::StatusOr<tidepool::v1::NodeInfo> b = NodeInfoOf(after);
+  if (!a.ok() || !b.ok()) {
+    return true;
+  }
+  a->mutable_metadata()->clear_resource_version();
+  b->mutable_metadata()->clear_resource_version();
+  a->mutable_metadata()->clear_annotations();
+  b->mutable_metadata()->clear_annotations();
+  // Not a comparison of serialized bytes: map fields (labels, allocatable) serialize in
+  // no fixed order.
+  return !google::protobuf::util::MessageDifferencer::Equals(*a, *b);
 }
 
 }  // namespace tidepool::api

@@ -54,4 +54,9 @@ absl::StatusOr<NodeView> NodeViewOf(const k8s::CachedObject& object,
 // its JSON (without a view, or with one parsed with NodeModel::kSkip).
 absl::StatusOr<tidepool::v1::NodeInfo> NodeInfoOf(const k8s::CachedObject& object);
 
+// Whether a Node's model changed (labels, taints, unschedulable, allocatable): what decides
+// which NodeSet may use it and what its Slurm node renders as. Heartbeats, conditions and
+// annotations are not; a Node either side cannot read counts as changed.
+bool NodeInfoChanged(const k8s::CachedObject& before, const k8s::CachedObject& after);
+
 }  // namespace tidepool::api

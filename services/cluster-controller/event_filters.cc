@@ -3,7 +3,6 @@
 #include <map>
 #include <string>
 
-#include "google/protobuf/util/message_differencer.h"
 #include "tidepool/contract.h"
 #include "tidepool/node_view.h"
 #include "tidepool/pod_view.h"
@@ -47,18 +46,7 @@ std::optional<PodSyncInputs> SyncInputsOf(const k8s::CachedObject& pod) {
 }  // namespace
 
 bool NodeRenderInputChanged(const k8s::CachedObject& before, const k8s::CachedObject& after) {
-  absl::StatusOr<v1::NodeInfo> a = api::NodeInfoOf(before);
-  absl::StatusOr<v1::NodeInfo> b = api::NodeInfoOf(after);
-  if (!a.ok() || !b.ok()) {
-    return true;
-  }
-  a->mutable_metadata()->clear_resource_version();
-  b->mutable_metadata()->clear_resource_version();
-  a->mutable_metadata()->clear_annotations();
-  b->mutable_metadata()->clear_annotations();
-  // Not a comparison of serialized bytes: map fields (labels, allocatable) serialize in
-  // no fixed order.
-  return !google::protobuf::util::MessageDifferencer::Equals(*a, *b);
+  return api::NodeInfoChanged(before, after);
 }
 
 bool PodChangeMatters(const k8s::CachedObject& before, const k8s::CachedObject& after) {

@@ -3,7 +3,6 @@
 #include <utility>
 
 #include "common/log.h"
-#include "google/protobuf/util/message_differencer.h"
 #include "status.h"
 #include "tidepool/naming.h"
 #include "tidepool/node_view.h"
@@ -13,20 +12,6 @@ namespace tidepool::nodeset {
 namespace {
 
 std::string Key(const std::string& ns, const std::string& name) { return ns + "/" + name; }
-
-// Whether a Node changed in a way that can change which NodeSet may use it (labels,
-// taints, schedulability, allocatable), not merely its heartbeat or conditions.
-bool FeasibilityInputsChanged(const k8s::CachedObjectPtr& before,
-                              const k8s::CachedObjectPtr& after) {
-  absl::StatusOr<tidepool::v1::NodeInfo> old_node = api::NodeInfoOf(*before);
-  absl::StatusOr<tidepool::v1::NodeInfo> new_node = api::NodeInfoOf(*after);
-  if (!old_node.ok() || !new_node.ok()) return true;
-  old_node->mutable_metadata()->clear_resource_version();
-  new_node->mutable_metadata()->clear_resource_version();
-  old_node->mutable_metadata()->clear_annotations();
-  new_node->mutable_metadata()->clear_annotations();
-  return !google::protobuf::util::MessageDifferencer::Equals(*old_node, *new_node);
-}
 
 bool StatusChanged(const k8s::CachedObjectPtr& before, const k8s::CachedObjectPtr& after) {
   absl::StatusOr<tidepool::v1::NodeSetStatus> a = ParseStatus(before->json);
@@ -104,7 +89,7 @@ void NodeSetController::RegisterHandlers() {
       {.on_add = [this](const k8s::CachedObjectPtr&) { EnqueueAll(); },
        .on_update =
            [this](const k8s::CachedObjectPtr& before, const k8s::CachedObjectPtr& after) {
-             if (FeasibilityInputsChanged(before, after)) EnqueueAll();
+             if (api::NodeInfoChanged(*before, *after)) EnqueueAll();
            },
        .on_delete = [this](const k8s::CachedObjectPtr&) { EnqueueAll(); }});
   auto cluster_changed = [this](const k8s::CachedObjectPtr& o) {
