@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/bounded_json.h"
 #include "k8s/errors.h"
+#include "k8s/object_json.h"
 #include "rapidjson/document.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
@@ -13,29 +14,6 @@ namespace tidepool::k8s {
 namespace {
 
 using Params = std::vector<std::pair<std::string, std::string>>;
-
-std::string ToJson(const rapidjson::Value& value) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-  value.Accept(writer);
-  return std::string(buffer.GetString(), buffer.GetSize());
-}
-
-const rapidjson::Value* Member(const rapidjson::Value& object, const char* key) {
-  if (!object.IsObject()) return nullptr;
-  auto it = object.FindMember(key);
-  return it == object.MemberEnd() ? nullptr : &it->value;
-}
-
-std::string StrMember(const rapidjson::Value& object, const char* key) {
-  const rapidjson::Value* v = Member(object, key);
-  return v != nullptr && v->IsString() ? std::string(v->GetString(), v->GetStringLength()) : "";
-}
-
-int64_t IntMember(const rapidjson::Value& object, const char* key) {
-  const rapidjson::Value* v = Member(object, key);
-  return v != nullptr && v->IsInt64() ? v->GetInt64() : 0;
-}
 
 Params WriteParams(const WriteOptions& options) {
   return {{"fieldManager", options.field_manager}, {"dryRun", options.dry_run ? "All" : ""}};
@@ -50,24 +28,24 @@ absl::StatusOr<ListResult> ParseList(absl::string_view json) {
     return absl::InternalError("list response is not a JSON object");
   }
   ListResult result;
-  if (const rapidjson::Value* metadata = Member(doc, "metadata")) {
-    result.resource_version = StrMember(*metadata, "resourceVersion");
-    result.continue_token = StrMember(*metadata, "continue");
-    if (const rapidjson::Value* remaining = Member(*metadata, "remainingItemCount");
+  if (const rapidjson::Value* metadata = FindMember(doc, "metadata")) {
+    result.resource_version = StringMember(*metadata, "resourceVersion");
+    result.continue_token = StringMember(*metadata, "continue");
+    if (const rapidjson::Value* remaining = FindMember(*metadata, "remainingItemCount");
         remaining != nullptr && remaining->IsInt64()) {
       result.remaining_item_count = remaining->GetInt64();
     }
   }
-  const rapidjson::Value* items = Member(doc, "items");
+  const rapidjson::Value* items = FindMember(doc, "items");
   if (items != nullptr && items->IsArray()) {
     // Items of a list lack apiVersion and kind; add them from the list's.
-    std::string kind = StrMember(doc, "kind");
+    std::string kind = StringMember(doc, "kind");
     if (kind.size() > 4 && kind.compare(kind.size() - 4, 4, "List") == 0) {
       kind.resize(kind.size() - 4);
     } else {
       kind.clear();
     }
-    const std::string api_version = StrMember(doc, "apiVersion");
+    const std::string api_version = StringMember(doc, "apiVersion");
     result.items.reserve(items->Size());
     for (rapidjson::Value& item : doc["items"].GetArray()) {
       if (item.IsObject() && !kind.empty() && !item.HasMember("kind")) {
@@ -78,6 +56,7 @@ absl::StatusOr<ListResult> ParseList(absl::string_view json) {
         item.AddMember("apiVersion", rapidjson::Value(api_version.c_str(), doc.GetAllocator()),
                        doc.GetAllocator());
       }
+      DropManagedFields(item);
       result.items.push_back(ToJson(item));
     }
   }
@@ -91,15 +70,15 @@ absl::StatusOr<Scale> ParseScale(absl::string_view json) {
     return absl::InternalError("Scale response is not a JSON object");
   }
   Scale scale;
-  if (const rapidjson::Value* spec = Member(doc, "spec")) {
+  if (const rapidjson::Value* spec = FindMember(doc, "spec")) {
     scale.spec_replicas = IntMember(*spec, "replicas");
   }
-  if (const rapidjson::Value* status = Member(doc, "status")) {
+  if (const rapidjson::Value* status = FindMember(doc, "status")) {
     scale.status_replicas = IntMember(*status, "replicas");
-    scale.selector = StrMember(*status, "selector");
+    scale.selector = StringMember(*status, "selector");
   }
-  if (const rapidjson::Value* metadata = Member(doc, "metadata")) {
-    scale.resource_version = StrMember(*metadata, "resourceVersion");
+  if (const rapidjson::Value* metadata = FindMember(doc, "metadata")) {
+    scale.resource_version = StringMember(*metadata, "resourceVersion");
   }
   return scale;
 }

@@ -26,6 +26,13 @@ std::string ToJson(const rapidjson::Value& value) {
   return std::string(buffer.GetString(), buffer.GetSize());
 }
 
+void DropManagedFields(rapidjson::Value& object) {
+  if (!object.IsObject()) return;
+  auto metadata = object.FindMember("metadata");
+  if (metadata == object.MemberEnd() || !metadata->value.IsObject()) return;
+  metadata->value.RemoveMember("managedFields");
+}
+
 const rapidjson::Value* FindMember(const rapidjson::Value& object, const char* key) {
   if (!object.IsObject()) return nullptr;
   auto it = object.FindMember(key);

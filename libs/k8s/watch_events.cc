@@ -10,23 +10,13 @@
 #include "absl/strings/str_cat.h"
 #include "common/bounded_json.h"
 #include "k8s/errors.h"
+#include "k8s/object_json.h"
 #include "k8s/watch.h"
 #include "rapidjson/document.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
 
 namespace tidepool::k8s {
-namespace {
-
-std::string ToJson(const rapidjson::Value& value) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-  value.Accept(writer);
-  return std::string(buffer.GetString(), buffer.GetSize());
-}
-
-}  // namespace
-
 absl::string_view WatchEventTypeName(WatchEventType type) {
   switch (type) {
     case WatchEventType::kAdded:
@@ -74,6 +64,7 @@ absl::StatusOr<WatchEvent> ParseWatchEvent(absl::string_view line) {
   } else {
     return absl::InvalidArgumentError(absl::StrCat("unknown watch event type \"", name, "\""));
   }
+  DropManagedFields(object->value);
   event.object_json = ToJson(object->value);
   if (event.type == WatchEventType::kError) {
     event.error = StatusFromStatusObject(event.object_json);

@@ -19,6 +19,17 @@ std::string Line(const std::string& type, const std::string& object) {
   return absl::StrCat(R"({"type":")", type, R"(","object":)", object, "}\n");
 }
 
+TEST_CASE("watch events drop metadata.managedFields, keep the rest") {
+  absl::StatusOr<WatchEvent> event = ParseWatchEvent(
+      Line("MODIFIED",
+           R"({"kind":"Pod","metadata":{"name":"p","managedFields":[{"manager":"kubelet",)"
+           R"("fieldsV1":{"f:status":{}}}],"labels":{"a":"b"}},"status":{"phase":"Running"}})"));
+  REQUIRE(event.ok());
+  CHECK(
+      event->object_json ==
+      R"({"kind":"Pod","metadata":{"name":"p","labels":{"a":"b"}},"status":{"phase":"Running"}})");
+}
+
 TEST_CASE("watch events of every type") {
   absl::StatusOr<WatchEvent> added = ParseWatchEvent(Line("ADDED", Cm("a", "5")));
   REQUIRE(added.ok());
