@@ -20,6 +20,9 @@ ABSL_FLAG(int32_t, workers, 2,
           "at once");
 ABSL_FLAG(absl::Duration, wait_requeue, absl::Seconds(5),
           "How soon to look again at a NodeSet whose pod deletion waits for Slurm (100ms-5m)");
+ABSL_FLAG(int32_t, max_pod_creates_per_sync, 100,
+          "Pods one sync of a NodeSet creates at most (1-10000); a larger scale-out goes on in "
+          "the next syncs, the NodeSet's status written after each");
 ABSL_FLAG(std::string, cluster_domain, tidepool::api::kDefaultClusterDomain,
           "The Kubernetes cluster's DNS domain (kubelet's --cluster-domain): slurmd pods search "
           "<cluster>-compute.<namespace>.svc.<domain> so Slurm finds a node by its name");
@@ -55,6 +58,11 @@ absl::StatusOr<ControllerOptions> ValidateControllerOptions(ControllerOptions op
         absl::StrCat("--wait_requeue=", absl::FormatDuration(options.wait_requeue),
                      " is out of range; use 100ms to 5m"));
   }
+  if (options.max_pod_creates_per_sync < 1 || options.max_pod_creates_per_sync > 10000) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max_pod_creates_per_sync=", options.max_pod_creates_per_sync,
+                     " is out of range; use 1 to 10000"));
+  }
   if (absl::Status s = ValidateClusterDomain(options.cluster_domain); !s.ok()) return s;
   return options;
 }
@@ -67,6 +75,7 @@ ControllerOptions ReadControllerFlags() {
           .watch_namespace = absl::GetFlag(FLAGS_watch_namespace),
           .workers = absl::GetFlag(FLAGS_workers),
           .wait_requeue = absl::GetFlag(FLAGS_wait_requeue),
+          .max_pod_creates_per_sync = absl::GetFlag(FLAGS_max_pod_creates_per_sync),
           .cluster_domain = absl::GetFlag(FLAGS_cluster_domain)};
 }
 

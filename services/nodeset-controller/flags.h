@@ -17,6 +17,7 @@ ABSL_DECLARE_FLAG(std::string, leader_election_id);
 ABSL_DECLARE_FLAG(std::string, watch_namespace);
 ABSL_DECLARE_FLAG(int32_t, workers);
 ABSL_DECLARE_FLAG(absl::Duration, wait_requeue);
+ABSL_DECLARE_FLAG(int32_t, max_pod_creates_per_sync);
 ABSL_DECLARE_FLAG(std::string, cluster_domain);
 
 namespace tidepool::nodeset {
@@ -29,6 +30,7 @@ struct ControllerOptions {
   std::string watch_namespace;  // "" = all namespaces
   int workers = 2;
   absl::Duration wait_requeue;
+  int max_pod_creates_per_sync = 100;
   std::string cluster_domain;  // the Kubernetes cluster's DNS domain, "cluster.local"
 };
 

@@ -86,6 +86,17 @@ void NameCreates(const PlanInput& input, const std::vector<const FeasibleNode*>&
   }
 }
 
+// A scale-out of thousands is written over several syncs: each writes the status and
+// acts on deletions and drains in between, instead of one sync that runs for many minutes
+// holding the NodeSet's key. Later syncs name the rest alike (pods and labels written by
+// then reserve their names).
+void DeferCreatesBeyond(int max_creates, Plan& plan) {
+  const size_t limit = static_cast<size_t>(std::max(max_creates, 0));
+  if (plan.creates.size() <= limit) return;
+  plan.creates_deferred = static_cast<int>(plan.creates.size() - limit);
+  plan.creates.resize(limit);
+}
+
 void AddDeletion(const ObservedPod& pod, DeletionCause cause, const SlurmView& slurm, Plan& plan) {
   plan.deletions.push_back({pod.name, pod.uid, cause, DeletionStepFor(pod.name, slurm)});
 }
@@ -251,10 +262,11 @@ Plan PlanNodeSet(const PlanInput& input) {
     }
   }
   NameCreates(input, to_create, plan);
+  const int missing = plan.awaiting_replacement + static_cast<int>(plan.creates.size());
+  DeferCreatesBeyond(input.max_creates, plan);
   for (const PodToCreate& create : plan.creates) {
     AddNodeLabel(create.node_name, create.slurm_name, input, plan);
   }
-  const int missing = plan.awaiting_replacement + static_cast<int>(plan.creates.size());
   PlanRollingUpdate(members, missing, input, plan);
   PlanUndrains(members, input, plan);
   return plan;

@@ -5,6 +5,7 @@
 // delete (scale-in, rolling update, Node no longer feasible), which of our own drains to
 // clear. Pure: no API calls, so every rule is unit tested.
 
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -54,6 +55,8 @@ struct PlanInput {
   std::vector<FeasibleNode> feasible;
   std::vector<ObservedPod> pods;
   const SlurmView* slurm = nullptr;
+  // Pods one plan creates at most; the rest wait for the next sync (Plan::creates_deferred).
+  int max_creates = std::numeric_limits<int>::max();
 };
 
 struct PodToCreate {
@@ -95,6 +98,7 @@ struct Plan {
   int desired = 0;
   std::vector<std::string> member_nodes;  // the Nodes that should run a pod
   std::vector<PodToCreate> creates;
+  int creates_deferred = 0;  // pods to create beyond PlanInput::max_creates: the next sync's
   std::vector<PodDeletion> deletions;
   std::vector<Undrain> undrains;
   std::vector<NodeLabel> node_labels;  // Nodes whose slurm-node label must be set
@@ -102,8 +106,8 @@ struct Plan {
   int awaiting_replacement = 0;        // members whose old pod is still terminating
 
   bool Settled() const {
-    return creates.empty() && deletions.empty() && undrains.empty() && outdated == 0 &&
-           awaiting_replacement == 0;
+    return creates.empty() && creates_deferred == 0 && deletions.empty() && undrains.empty() &&
+           outdated == 0 && awaiting_replacement == 0;
   }
 };
 

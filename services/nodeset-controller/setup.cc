@@ -52,16 +52,17 @@ class Process {
                                                                         api::kSlurmdComponent),
                                          .parse_view = api::PodViewForCache}),
                   .clusters = &factory_.For(api::SlurmClusters(), ns)};
-    controller_ =
-        std::make_unique<NodeSetController>(SyncContext{.client = &client_,
-                                                        .informers = informers_,
-                                                        .slurm = &slurm_,
-                                                        .events = &recorder_,
-                                                        .metrics = &metrics_,
-                                                        .clock = clock_,
-                                                        .wait_requeue = options_.wait_requeue,
-                                                        .cluster_domain = options_.cluster_domain},
-                                            options_.workers);
+    controller_ = std::make_unique<NodeSetController>(
+        SyncContext{.client = &client_,
+                    .informers = informers_,
+                    .slurm = &slurm_,
+                    .events = &recorder_,
+                    .metrics = &metrics_,
+                    .clock = clock_,
+                    .wait_requeue = options_.wait_requeue,
+                    .max_pod_creates_per_sync = options_.max_pod_creates_per_sync,
+                    .cluster_domain = options_.cluster_domain},
+        options_.workers);
     controller_->RegisterHandlers();
     leadership_ = std::make_unique<k8s::Leadership>(
         *leases_, clock_,

@@ -87,7 +87,9 @@ int CountSteps(const Plan& plan, DeletionStep step) {
 
 std::string ProgressMessage(const Plan& plan) {
   std::vector<std::string> parts;
-  if (!plan.creates.empty()) parts.push_back(absl::StrCat(plan.creates.size(), " to create"));
+  if (const size_t creates = plan.creates.size() + plan.creates_deferred; creates > 0) {
+    parts.push_back(absl::StrCat(creates, " to create"));
+  }
   if (!plan.deletions.empty()) {
     parts.push_back(absl::StrCat(plan.deletions.size(), " to delete (",
                                  CountSteps(plan, DeletionStep::kWaitForJobs),
@@ -118,7 +120,7 @@ Condition ProgressingCondition(const StatusInputs& inputs) {
     reason = api::kDeletionBlockedReason;
   } else if (CountSteps(plan, DeletionStep::kWaitForJobs) > 0) {
     reason = api::kWaitingForJobsReason;
-  } else if (!plan.creates.empty()) {
+  } else if (!plan.creates.empty() || plan.creates_deferred > 0) {
     reason = "CreatingPods";
   } else if (!plan.deletions.empty()) {
     reason = "DeletingPods";

@@ -26,6 +26,9 @@ namespace {
 using k8s::EventType;
 using tidepool::v1::NodeSet;
 
+// How soon the next pods of a scale-out larger than one sync's share are created.
+constexpr absl::Duration kNextCreatesAfter = absl::Milliseconds(100);
+
 absl::Status EnsureDrainPodsFinalizer(k8s::Client& client, const k8s::CachedObject& node_set,
                                       const std::string& field_manager) {
   absl::StatusOr<std::optional<std::string>> patch =
@@ -87,6 +90,7 @@ class NodeSetSync {
     if (!plan_.deletions.empty() || plan_.awaiting_replacement > 0 || !scripts_ready) {
       result.requeue_after = context_.wait_requeue;
     }
+    if (plan_.creates_deferred > 0) result.requeue_after = kNextCreatesAfter;
     return result;
   }
 
@@ -133,6 +137,7 @@ class NodeSetSync {
                        {{"nodeset", cached_->meta.Key()}, {"warning", warning}});
     }
     input_.pods = OwnPods();
+    input_.max_creates = context_.max_pod_creates_per_sync;
     std::vector<std::string> slurm_names;
     for (const ObservedPod& pod : input_.pods) slurm_names.push_back(pod.name);
     slurm_view_ = context_.slurm->View(slurm_names);
@@ -290,11 +295,14 @@ class NodeSetSync {
               absl::StrCat("cannot build pod ", create.slurm_name, ": ", pod_error_));
         return;  // the same error for every pod; the spec must change first
       }
-      CreatePod(create, *pod);
+      // The first failure ends this round: the same refusal (a quota, an admission
+      // webhook) would likely come for every pod; the key is retried with backoff.
+      if (!CreatePod(create, *pod)) return;
     }
   }
 
-  void CreatePod(const PodToCreate& create, const std::string& pod) {
+  // False when the pod could not be created.
+  bool CreatePod(const PodToCreate& create, const std::string& pod) {
     absl::StatusOr<std::string> created =
         context_.client->Create(k8s::Pods(), ns(), pod, {.field_manager = context_.field_manager});
     if (created.ok()) {
@@ -306,7 +314,9 @@ class NodeSetSync {
             absl::StrCat("pod ", create.slurm_name, " on Node ", create.node_name, ": ",
                          created.status().message()));
       Fail(created.status());
+      return false;
     }
+    return true;
   }
 
   void ProtectedDelete(const PodDeletion& deletion) {

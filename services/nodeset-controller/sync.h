@@ -38,6 +38,9 @@ struct SyncContext {
   // How soon to look again while a deletion waits for a drain or for jobs (Slurm watch
   // changes usually wake the key sooner).
   absl::Duration wait_requeue = absl::Seconds(5);
+  // Pods one sync creates at most (PlanInput::max_creates): a large scale-out proceeds in
+  // steps, with the NodeSet's status written after each.
+  int max_pod_creates_per_sync = 100;
   // The Kubernetes cluster's DNS domain, in the search path the slurmd pods get.
   std::string cluster_domain = api::kDefaultClusterDomain;
 };

@@ -44,6 +44,13 @@ TEST_CASE("bad values are refused naming the flag") {
   options = Defaults();
   options.wait_requeue = absl::ZeroDuration();
   CHECK(absl::StrContains(Refusal(options), "--wait_requeue"));
+  options = Defaults();
+  options.max_pod_creates_per_sync = 0;
+  CHECK(absl::StrContains(Refusal(options), "--max_pod_creates_per_sync"));
+  options.max_pod_creates_per_sync = 10001;
+  CHECK(absl::StrContains(Refusal(options), "--max_pod_creates_per_sync"));
+  options.max_pod_creates_per_sync = 10000;
+  CHECK(Refusal(options).empty());
 }
 
 TEST_CASE("the Lease needs a namespace and a name only with leader election") {

@@ -44,6 +44,33 @@ TEST_CASE("a new NodeSet gets one pod per feasible Node, named lowest-free, Node
   CHECK_FALSE(plan.Settled());
 }
 
+TEST_CASE("a scale-out beyond max_creates is planned in steps that name pods alike") {
+  const SlurmView slurm = Reachable({});
+  PlanInput input = Input(Feasible({"a", "b", "c", "d", "e"}), {}, slurm);
+  input.max_creates = 2;
+  const Plan first = PlanNodeSet(input);
+  REQUIRE(first.creates.size() == 2);
+  CHECK(first.creates[1].slurm_name == "n-02");
+  CHECK(first.creates_deferred == 3);
+  CHECK(first.node_labels.size() == 2);  // only the Nodes whose pods this step creates
+  CHECK_FALSE(first.Settled());
+
+  input.pods = {Pod("n-01", "a"), Pod("n-02", "b")};
+  input.feasible[0].slurm_node_label = "n-01";
+  input.feasible[1].slurm_node_label = "n-02";
+  const Plan second = PlanNodeSet(input);
+  REQUIRE(second.creates.size() == 2);
+  CHECK(second.creates[0].slurm_name == "n-03");
+  CHECK(second.creates[0].node_name == "c");
+  CHECK(second.creates_deferred == 1);
+
+  input.max_creates = 3;
+  const Plan last = PlanNodeSet(input);
+  CHECK(last.creates.size() == 3);
+  CHECK(last.creates_deferred == 0);
+  CHECK(last.creates[2].slurm_name == "n-05");
+}
+
 TEST_CASE("replicas caps the pods at min(replicas, feasible)") {
   const SlurmView slurm = Reachable({});
   PlanInput input = Input(Feasible({"a", "b", "c"}), {}, slurm);

@@ -97,6 +97,21 @@ TEST_CASE("conditions say what is available, what is in progress and whether Slu
   CHECK(slurm->last_transition_time() == "2026-12-02T11:09:12Z");
 }
 
+TEST_CASE("pods left for later syncs count as to create") {
+  Scenario s;
+  s.slurm = Reachable({});
+  s.input = {.name_prefix = "n",
+             .template_hash = kHash,
+             .feasible = Feasible({"a", "b", "c"}),
+             .max_creates = 1};
+  const NodeSetStatus status = s.Compute();
+  const Condition* progressing = Find(status, "Progressing");
+  REQUIRE(progressing != nullptr);
+  CHECK(progressing->status() == "True");
+  CHECK(progressing->reason() == "CreatingPods");
+  CHECK(absl::StrContains(progressing->message(), "3 to create"));
+}
+
 TEST_CASE("a settled NodeSet is Available and not Progressing") {
   Scenario s;
   s.slurm = Reachable({SlurmNode("n-01", "IDLE")});
