@@ -81,7 +81,9 @@ std::vector<std::string> SimNodeNames(absl::string_view prefix, int count) {
 
 std::string SyntheticNodeAddress(int ordinal) {
   const int index = ordinal - 1;
-  return absl::StrFormat("10.77.%d.%d", 250 + index / 250, index % 250 + 1);
+  // 250 addresses per block, blocks from 10.77.250 on and past 10.77.255 into 10.78.
+  const int block = 250 + index / 250;
+  return absl::StrFormat("10.%d.%d.%d", 77 + block / 256, block % 256, index % 250 + 1);
 }
 
 std::vector<SimNode> BuildSimNodes(const AgentOptions& options,

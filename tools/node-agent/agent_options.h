@@ -74,7 +74,8 @@ absl::StatusOr<std::map<std::string, Labels>> ParseNodeLabelsFile(absl::string_v
 std::vector<std::string> SimNodeNames(absl::string_view prefix, int count);
 
 // An address for a simulated Node that the Slurm environment did not assign: 10.77.250.1
-// upward, far above the addresses the environment hands out (10.77.0.10 upward).
+// upward (past 10.77.255.250 into 10.78.0.1), far above the addresses the environment hands
+// out (10.77.0.10 upward).
 std::string SyntheticNodeAddress(int ordinal);
 
 // The Nodes to register: names, addresses (`slurm_addresses` first, by node name) and
