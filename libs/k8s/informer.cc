@@ -74,7 +74,10 @@ void Informer::IndexLocked(const CachedObjectPtr& object, bool add) {
     }
   };
   update(by_namespace_, object->meta.ns);
-  for (const auto& [label, value] : object->meta.labels) update(by_label_, label + "=" + value);
+  for (auto& [label, by_value] : by_label_) {
+    auto value = object->meta.labels.find(label);
+    if (value != object->meta.labels.end()) update(by_value, value->second);
+  }
 }
 
 void Informer::HandleEvent(const WatchEvent& event) {
@@ -170,8 +173,16 @@ std::vector<CachedObjectPtr> Informer::ListNamespace(const std::string& ns) {
 std::vector<CachedObjectPtr> Informer::ListByLabel(const std::string& key,
                                                    const std::string& value) {
   absl::MutexLock lock(&mutex_);
-  auto it = by_label_.find(key + "=" + value);
-  return it == by_label_.end() ? std::vector<CachedObjectPtr>{} : ByKeysLocked(it->second);
+  auto indexed = by_label_.find(key);
+  if (indexed == by_label_.end()) {
+    indexed = by_label_.try_emplace(key).first;
+    for (const auto& [object_key, object] : objects_) {
+      auto found = object->meta.labels.find(key);
+      if (found != object->meta.labels.end()) indexed->second[found->second].insert(object_key);
+    }
+  }
+  auto it = indexed->second.find(value);
+  return it == indexed->second.end() ? std::vector<CachedObjectPtr>{} : ByKeysLocked(it->second);
 }
 
 std::vector<std::string> Informer::Keys() {

@@ -120,7 +120,11 @@ class Informer {
   absl::Mutex mutex_;
   std::map<std::string, CachedObjectPtr> objects_ ABSL_GUARDED_BY(mutex_);
   std::map<std::string, std::set<std::string>> by_namespace_ ABSL_GUARDED_BY(mutex_);
-  std::map<std::string, std::set<std::string>> by_label_ ABSL_GUARDED_BY(mutex_);  // "k=v"
+  // Label key -> value -> object keys, for the label keys someone listed by: a key is
+  // indexed from its first ListByLabel on (a Node has dozens of labels nobody lists by,
+  // and indexing them all cost about 2 KB per Node).
+  std::map<std::string, std::map<std::string, std::set<std::string>>> by_label_
+      ABSL_GUARDED_BY(mutex_);
   std::string resource_version_ ABSL_GUARDED_BY(mutex_);
   bool synced_ ABSL_GUARDED_BY(mutex_) = false;
   // The first watch failure since the last event; InfiniteFuture while none.

@@ -27,6 +27,23 @@ std::vector<std::string> Keys(const std::vector<CachedObjectPtr>& objects) {
   return out;
 }
 
+TEST_CASE("a label key is indexed from its first list on, and kept current after") {
+  ClientConfig config;
+  config.server = "https://127.0.0.1:1";
+  Client client(config);
+  Informer informer(client, ConfigMaps(), "");
+  informer.HandleEvent(Event(WatchEventType::kAdded, "a", "x", "1", "web"));
+  informer.HandleEvent(Event(WatchEventType::kModified, "a", "x", "2", "db"));
+  CHECK(informer.ListByLabel("other", "web").empty());
+  CHECK(Keys(informer.ListByLabel("app", "db")) == std::vector<std::string>{"a/x"});
+  informer.HandleEvent(Event(WatchEventType::kAdded, "a", "y", "3", "db"));
+  informer.HandleEvent(Event(WatchEventType::kModified, "a", "x", "4", "web"));
+  CHECK(Keys(informer.ListByLabel("app", "db")) == std::vector<std::string>{"a/y"});
+  CHECK(Keys(informer.ListByLabel("app", "web")) == std::vector<std::string>{"a/x"});
+  informer.HandleEvent(Event(WatchEventType::kDeleted, "a", "x", "5", "web"));
+  CHECK(informer.ListByLabel("app", "web").empty());
+}
+
 TEST_CASE("the informer cache: store, indexes, handlers, synced") {
   ClientConfig config;
   config.server = "https://127.0.0.1:1";  // never contacted: events are fed by hand
