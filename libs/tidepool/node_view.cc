@@ -17,7 +17,6 @@ absl::StatusOr<NodeView> ParseNodeView(absl::string_view json, NodeModel model) 
   NodeView node;
   if (const rapidjson::Value* metadata = k8s::FindMember(*doc, "metadata")) {
     node.name = k8s::StringMember(*metadata, "name");
-    node.labels = StringMap(k8s::FindMember(*metadata, "labels"));
     node.annotations = StringMap(k8s::FindMember(*metadata, "annotations"));
   }
   if (auto reason = node.annotations.find(kCordonReasonAnnotation);
@@ -32,6 +31,7 @@ absl::StatusOr<NodeView> ParseNodeView(absl::string_view json, NodeModel model) 
   node.ready = ready != node.conditions.end() && ready->second.status == "True";
   if (model == NodeModel::kRead) {
     node.info = ParseNode(json);
+    if (node.info.ok()) node.info->mutable_metadata()->clear_annotations();
   } else {
     node.info = absl::FailedPreconditionError("the Node's model was not read (NodeModel::kSkip)");
   }

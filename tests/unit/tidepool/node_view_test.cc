@@ -18,7 +18,6 @@ TEST_CASE("a Node's view has its cordon, conditions and the model's NodeInfo") {
                               {"type": "SlurmDrain", "status": "False", "reason": "NotDrained"}]}})");
   REQUIRE(node.ok());
   CHECK(node->name == "k-7");
-  CHECK(node->labels.at("pool") == "gpu");
   CHECK(node->annotations.at("tidepool.dev/drain") == "k8s: update");
   CHECK(node->unschedulable);
   CHECK(node->cordon_reason == "disk");
@@ -27,6 +26,7 @@ TEST_CASE("a Node's view has its cordon, conditions and the model's NodeInfo") {
   REQUIRE(node->info.ok());
   CHECK(node->info->metadata().name() == "k-7");
   CHECK(node->info->metadata().labels().at("pool") == "gpu");
+  CHECK(node->info->metadata().annotations().empty());  // held once, in the view's own map
   CHECK(node->info->unschedulable());
   REQUIRE(node->info->taints_size() == 1);
   CHECK(node->info->taints(0).effect() == "NoSchedule");
