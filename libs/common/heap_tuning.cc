@@ -6,6 +6,9 @@
 
 namespace tidepool::common {
 
+FreedHeapReturner::FreedHeapReturner(absl::Duration interval)
+    : worker_(interval, [] { malloc_trim(0); }) {}
+
 void RetainFreedHeap(size_t bytes) {
   const int limit = bytes > static_cast<size_t>(INT_MAX) ? INT_MAX : static_cast<int>(bytes);
   // Large blocks from the heap rather than fresh mmaps, and no trimming below `limit`.

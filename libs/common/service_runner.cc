@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "common/grpc_server.h"
+#include "common/heap_tuning.h"
 #include "common/info_service.h"
 #include "common/log.h"
 #include "common/metrics.h"
@@ -183,6 +184,10 @@ int RunService(int argc, char** argv, const ServiceDefinition& definition) {
       LogError("setup_failed", {{"error", setup}});
       return setup.code() == absl::StatusCode::kInvalidArgument ? kExitUsage : kExitStartFailure;
     }
+  }
+  std::optional<FreedHeapReturner> heap_returner;
+  if (definition.return_freed_heap_every > absl::ZeroDuration()) {
+    heap_returner.emplace(definition.return_freed_heap_every);
   }
   return Serve(context, shutdown_signal);
 }

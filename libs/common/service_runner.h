@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "common/grpc_authz.h"
 #include "common/grpc_channel.h"
 #include "common/grpc_tls.h"
@@ -71,6 +72,9 @@ struct ServiceDefinition {
   // Optional one-shot commands: called with the positional arguments when there are any;
   // returns the exit code, or nullopt when the arguments name no command.
   std::function<std::optional<int>(const std::vector<std::string>&)> command;
+  // How often freed heap is returned to the kernel (FreedHeapReturner); zero: never (a
+  // service that keeps it on purpose).
+  absl::Duration return_freed_heap_every = absl::Seconds(30);
 };
 
 // The whole life of a service process: flags, logging, servers, SIGTERM, bounded shutdown.

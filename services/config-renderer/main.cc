@@ -20,5 +20,7 @@ int main(int argc, char** argv) {
                  context.metrics(), context.Authorizer(tidepool::api::ConfigRendererGrants())));
              return absl::OkStatus();
            },
-       .command = tidepool::renderer::RunOfflineCommand});
+       .command = tidepool::renderer::RunOfflineCommand,
+       // Keeps freed heap between renders on purpose (RetainFreedHeap).
+       .return_freed_heap_every = absl::ZeroDuration()});
 }
