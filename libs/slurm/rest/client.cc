@@ -159,12 +159,13 @@ absl::Status Client::Negotiate() {
 }
 
 absl::StatusOr<Client::Reply> Client::Call(absl::string_view method, absl::string_view path,
-                                           std::string body) {
-  return CallAbsolute(method, absl::StrCat("/slurm/", version_, "/", path), std::move(body));
+                                           std::string body, Attempts attempts) {
+  return CallAbsolute(method, absl::StrCat("/slurm/", version_, "/", path), std::move(body),
+                      attempts);
 }
 
 absl::StatusOr<Client::Reply> Client::CallAbsolute(absl::string_view method, std::string path,
-                                                   std::string body) {
+                                                   std::string body, Attempts attempts_wanted) {
   HttpRequest request;
   request.method = std::string(method);
   request.path = std::move(path);
@@ -173,7 +174,7 @@ absl::StatusOr<Client::Reply> Client::CallAbsolute(absl::string_view method, std
   Reply reply;
   reply.call.method = request.method;
   reply.call.path = request.path;
-  const bool idempotent = request.method == "GET";
+  const bool idempotent = request.method == "GET" && attempts_wanted == Attempts::kRetryGet;
   const int attempts = idempotent ? std::max(1, options_.retry.max_attempts) : 1;
   absl::Status last;
   for (int attempt = 1; attempt <= attempts; ++attempt) {
@@ -350,7 +351,7 @@ absl::StatusOr<std::vector<Reservation>> Client::GetReservations() {
 }
 
 absl::Status Client::Reconfigure() {
-  absl::StatusOr<Reply> r = Call("GET", "reconfigure/");
+  absl::StatusOr<Reply> r = Call("GET", "reconfigure/", "", Attempts::kOnce);
   if (!r.ok()) return r.status();
   return ParseEmptyReply(r->body, r->call);
 }

@@ -101,18 +101,22 @@ class Client {
   absl::StatusOr<std::vector<Reservation>> GetReservations();
   absl::Status Reconfigure();
 
-  // One request with auth, timeout, retries (GET) and HTTP status checks; the body of a
-  // 2xx reply (or 304) for the mapping. `path` is below /slurm/<version>/.
+  // One request with auth, timeout, retries (GET, unless kOnce) and HTTP status checks;
+  // the body of a 2xx reply (or 304) for the mapping. `path` is below /slurm/<version>/.
   struct Reply {
     CallContext call;
     std::string body;
   };
+  // kOnce: a GET that is not idempotent (reconfigure: a retry after a timeout restarts
+  // slurmctld again, when the first one reached it).
+  enum class Attempts { kRetryGet, kOnce };
   absl::StatusOr<Reply> Call(absl::string_view method, absl::string_view path,
-                             std::string body = "");
+                             std::string body = "", Attempts attempts = Attempts::kRetryGet);
 
  private:
   Client(ClientOptions options, std::unique_ptr<Transport> transport);
-  absl::StatusOr<Reply> CallAbsolute(absl::string_view method, std::string path, std::string body);
+  absl::StatusOr<Reply> CallAbsolute(absl::string_view method, std::string path, std::string body,
+                                     Attempts attempts = Attempts::kRetryGet);
   absl::Status Negotiate();
 
   ClientOptions options_;

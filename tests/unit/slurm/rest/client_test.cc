@@ -144,6 +144,13 @@ TEST_CASE("GET is retried with exponential backoff on the injected clock") {
                                                         absl::Milliseconds(400)});
     CHECK(log.requests.size() == 4);
   }
+  SECTION("except reconfigure: a retry would restart slurmctld once more") {
+    log.script.push_back(absl::DeadlineExceededError("timeout"));
+    log.script.push_back(Http(200, "{}"));
+    CHECK(absl::IsDeadlineExceeded(client->Reconfigure()));
+    CHECK(log.requests.size() == 1);
+    CHECK(clock.Sleeps().empty());
+  }
   SECTION("and gives up after max_attempts with the last error") {
     for (int i = 0; i < 5; ++i) log.script.push_back(absl::UnavailableError("connection refused"));
     absl::StatusOr<NodeList> nodes = client->GetNodes();
