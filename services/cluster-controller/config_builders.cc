@@ -1,5 +1,7 @@
 #include "config_builders.h"
 
+#include <algorithm>
+
 #include "k8s/object_json.h"
 #include "manifest_writing.h"
 #include "owned_metadata.h"
@@ -48,6 +50,16 @@ std::optional<absl::Time> ConfigMapWrittenAt(absl::string_view config_map_json) 
   absl::StatusOr<absl::Time> time = k8s::ParseApiTime(text);
   if (!time.ok()) return std::nullopt;
   return *time;
+}
+
+absl::Duration ReconfigureSpacing(int64_t nodes) {
+  return std::min(absl::Milliseconds(6) * std::max<int64_t>(nodes, 0), absl::Seconds(60));
+}
+
+absl::Duration ReconfigureSpacingWait(std::optional<absl::Time> last_reconfigure, int64_t nodes,
+                                      absl::Time now) {
+  if (!last_reconfigure.has_value()) return absl::ZeroDuration();
+  return *last_reconfigure + ReconfigureSpacing(nodes) - now;
 }
 
 absl::Duration ReconfigureWait(std::optional<absl::Time> written_at,

@@ -5,6 +5,7 @@
 // ConfigMap, so a new leader waits out the propagation delay of a ConfigMap its
 // predecessor wrote instead of reconfiguring early).
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -31,6 +32,19 @@ std::string ConfigMapHash(absl::string_view config_map_json);
 // The written-at annotation; nullopt when absent or unreadable (written by an older
 // controller: its files have long propagated).
 std::optional<absl::Time> ConfigMapWrittenAt(absl::string_view config_map_json);
+
+// The least time between two reconfigures of a cluster of `nodes` Slurm nodes: 6 ms per
+// node, at most 60 s. A reconfigure restarts slurmctld, which reloads the state of every
+// node (about 6 s at 5,000 nodes here); during a scale-out of thousands each batch of new
+// pods changes the config, and reconfigures sent every few seconds piled up until
+// slurmctld died in one (10,000 nodes). Spaced, one reconfigure takes every change since the
+// last. Under 170 nodes it is below 1 s.
+absl::Duration ReconfigureSpacing(int64_t nodes);
+
+// How long to wait still, given this replica's last reconfigure of the cluster (for
+// another config; none: nothing to wait for).
+absl::Duration ReconfigureSpacingWait(std::optional<absl::Time> last_reconfigure, int64_t nodes,
+                                      absl::Time now);
 
 // How long to wait still before reconfiguring for a ConfigMap written at `written_at`
 // (zero or less: now).

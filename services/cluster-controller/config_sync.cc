@@ -1,5 +1,6 @@
 #include "config_sync.h"
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 
@@ -183,10 +184,13 @@ void ConfigStep::NudgeControllerPods(const k8s::CachedObject& cluster, const std
 absl::StatusOr<k8s::ReconcileResult> ConfigStep::ReconfigureWhenPropagated(
     const ClusterContext& cluster, std::optional<absl::Time> written_at,
     const v1::RenderResponse& rendered, ConfigOutcome& outcome) {
+  const absl::Time now = clock_->Now();
   const absl::Duration wait =
-      ReconfigureWait(written_at, options_.propagation_delay, clock_->Now());
+      std::max(ReconfigureWait(written_at, options_.propagation_delay, now),
+               ReconfigureSpacingWait(LastReconfigureForOther(cluster.key, outcome.rendered_hash),
+                                      rendered.nodes(), now));
   if (wait > absl::ZeroDuration()) return k8s::ReconcileResult{.requeue_after = wait};
-  if (absl::Status reconfigured = ReconfigureOnce(cluster, outcome.rendered_hash);
+  if (absl::Status reconfigured = ReconfigureOnce(cluster, outcome.rendered_hash, rendered.nodes());
       !reconfigured.ok()) {
     outcome.reconfigure_error = std::string(reconfigured.message());
     return reconfigured;  // retried with backoff, after the status says why
@@ -198,7 +202,16 @@ absl::StatusOr<k8s::ReconcileResult> ConfigStep::ReconfigureWhenPropagated(
   return CheckLoaded(cluster, rendered, outcome);
 }
 
-absl::Status ConfigStep::ReconfigureOnce(const ClusterContext& cluster, const std::string& hash) {
+std::optional<absl::Time> ConfigStep::LastReconfigureForOther(const std::string& cluster_key,
+                                                              const std::string& hash) {
+  absl::MutexLock lock(&mu_);
+  auto it = reconfigured_.find(cluster_key);
+  if (it == reconfigured_.end() || it->second.hash == hash) return std::nullopt;
+  return it->second.at;
+}
+
+absl::Status ConfigStep::ReconfigureOnce(const ClusterContext& cluster, const std::string& hash,
+                                         int64_t nodes) {
   const absl::Time now = clock_->Now();
   std::optional<Reconfigured> last;
   {
@@ -206,19 +219,26 @@ absl::Status ConfigStep::ReconfigureOnce(const ClusterContext& cluster, const st
     auto it = reconfigured_.find(cluster.key);
     if (it != reconfigured_.end() && it->second.hash == hash) last = it->second;
   }
-  if (last.has_value() && now - last->at < options_.load_timeout) return absl::OkStatus();
+  // slurmctld restarts on a reconfigure and reloads every node: a large cluster gets as
+  // long as the spacing of its reconfigures.
+  const absl::Duration load_timeout = std::max(options_.load_timeout, ReconfigureSpacing(nodes));
+  if (last.has_value() && now - last->at < load_timeout) return absl::OkStatus();
   if (last.has_value()) {
     Event(cluster, k8s::EventType::kWarning, "ConfigNotLoaded", "Reconfigure",
           absl::StrCat("slurmctld did not load ", hash, " within ",
-                       absl::FormatDuration(options_.load_timeout),
+                       absl::FormatDuration(load_timeout),
                        " of the reconfigure; reconfiguring again: ", last->mismatch));
   }
   absl::Status reconfigured =
       Reconfigure(absl::StrCat(cluster.key, ": config ", cluster.status.config_hash, " -> ", hash));
-  if (!reconfigured.ok()) return reconfigured;
-  absl::MutexLock lock(&mu_);
-  reconfigured_[cluster.key] = {.hash = hash, .at = now};
-  return absl::OkStatus();
+  // A reconfigure that timed out may have reached slurmctld (busy restarting from the last
+  // one): it counts as sent, so it is not repeated at once; the load check tells whether
+  // it took, and it is sent again after the load timeout if not.
+  if (reconfigured.ok() || absl::IsDeadlineExceeded(reconfigured)) {
+    absl::MutexLock lock(&mu_);
+    reconfigured_[cluster.key] = {.hash = hash, .at = now};
+  }
+  return reconfigured;
 }
 
 k8s::ReconcileResult ConfigStep::CheckLoaded(const ClusterContext& cluster,

@@ -8,6 +8,7 @@
 // as applied only once slurmctld lists the rendered nodes (loaded_config.h); a reconfigure
 // it did not take within load_timeout is sent again.
 
+#include <cstdint>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
@@ -68,8 +69,13 @@ class ConfigStep : public ClusterStep {
   absl::StatusOr<k8s::ReconcileResult> ReconfigureWhenPropagated(
       const ClusterContext& cluster, std::optional<absl::Time> written_at,
       const v1::RenderResponse& rendered, ConfigOutcome& outcome);
-  // Reconfigures unless a reconfigure for this hash is younger than load_timeout.
-  absl::Status ReconfigureOnce(const ClusterContext& cluster, const std::string& hash);
+  // When this replica last reconfigured the cluster for a config other than `hash`.
+  std::optional<absl::Time> LastReconfigureForOther(const std::string& cluster_key,
+                                                    const std::string& hash);
+  // Reconfigures unless a reconfigure for this hash is younger than load_timeout (at least
+  // ReconfigureSpacing(nodes)).
+  absl::Status ReconfigureOnce(const ClusterContext& cluster, const std::string& hash,
+                               int64_t nodes);
   // Applied when slurmctld lists the rendered nodes; otherwise a recheck soon.
   k8s::ReconcileResult CheckLoaded(const ClusterContext& cluster,
                                    const v1::RenderResponse& rendered, ConfigOutcome& outcome);

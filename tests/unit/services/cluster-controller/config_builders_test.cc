@@ -56,6 +56,18 @@ TEST_CASE("reconfigure waits out the propagation delay from the ConfigMap's writ
   CHECK(ReconfigureWait(std::nullopt, delay, kWritten) == absl::ZeroDuration());
 }
 
+TEST_CASE("reconfigures of a large cluster are spaced by its size") {
+  CHECK(ReconfigureSpacing(100) == absl::Milliseconds(600));
+  CHECK(ReconfigureSpacing(5000) == absl::Seconds(30));
+  CHECK(ReconfigureSpacing(10000) == absl::Seconds(60));  // the cap
+  CHECK(ReconfigureSpacing(-1) == absl::ZeroDuration());
+  // 10 s after the last reconfigure of a 5,000-node cluster: 20 s more.
+  CHECK(ReconfigureSpacingWait(kWritten, 5000, kWritten + absl::Seconds(10)) == absl::Seconds(20));
+  CHECK(ReconfigureSpacingWait(kWritten, 5000, kWritten + absl::Seconds(31)) <=
+        absl::ZeroDuration());
+  CHECK(ReconfigureSpacingWait(std::nullopt, 5000, kWritten) == absl::ZeroDuration());
+}
+
 TEST_CASE("a pod's config-hash annotation patch") {
   CHECK(ConfigHashAnnotationPatch("sha256:abc") ==
         R"({"metadata":{"annotations":{"tidepool.dev/config-hash":"sha256:abc"}}})");
