@@ -80,9 +80,15 @@ std::string JobWatch::WatchOnce() {
   bool stale = false;
   tidepool::v1::WatchJobsResponse message;
   while (stream->Read(message)) {
+    const bool was_fresh = table_.fresh();
     const std::set<std::string> changed = table_.Apply(message);
     const bool snapshot =
         message.kind() == tidepool::v1::WatchJobsResponse::SNAPSHOT && message.snapshot_complete();
+    // Syncs skip what they would decide on the job view while it is not fresh (Slurm
+    // unavailable), without a requeue: when it is fresh again (the syncer's empty update
+    // after an outage), every key is looked at, or a pod whose group job was cancelled
+    // meanwhile waits for an unrelated event.
+    const bool everything = snapshot || (!was_fresh && table_.fresh());
     if (table_.stale_snapshot()) {
       stale = true;
       stream->Cancel();
@@ -94,7 +100,7 @@ std::string JobWatch::WatchOnce() {
     } else if (message.kind() == tidepool::v1::WatchJobsResponse::CHANGES) {
       SetProblem("");
     }
-    if (!changed.empty() || snapshot) on_change_(changed, snapshot);
+    if (!changed.empty() || everything) on_change_(changed, everything);
   }
   const absl::Status status = stream->Finish();
   absl::MutexLock lock(&mutex_);

@@ -20,7 +20,9 @@ namespace tidepool::podsched {
 
 class JobWatch {
  public:
-  using OnChange = std::function<void(const std::set<std::string>& pod_keys, bool snapshot)>;
+  // `everything`: a complete snapshot, or the view fresh again after Slurm was unavailable:
+  // every key is to be looked at, not only `pod_keys`.
+  using OnChange = std::function<void(const std::set<std::string>& pod_keys, bool everything)>;
   // `syncer` and `table` outlive the watch.
   JobWatch(SyncerJobs& syncer, JobTable& table, OnChange on_change)
       : syncer_(syncer), table_(table), on_change_(std::move(on_change)) {}

@@ -46,8 +46,8 @@ class Process {
                             .reporting_instance = identity_}),
         syncer_(std::move(channel), kSyncerCallTimeout),
         jobs_(clock_->Now()),
-        watch_(syncer_, jobs_, [this](const std::set<std::string>& keys, bool snapshot) {
-          OnJobsChanged(keys, snapshot);
+        watch_(syncer_, jobs_, [this](const std::set<std::string>& keys, bool everything) {
+          OnJobsChanged(keys, everything);
         }) {
     const std::string& ns = options_.cluster_namespace;
     informers_ = {
@@ -139,8 +139,8 @@ class Process {
     return {keys.begin(), keys.end()};
   }
 
-  void OnJobsChanged(const std::set<std::string>& keys, bool snapshot) {
-    if (snapshot) {
+  void OnJobsChanged(const std::set<std::string>& keys, bool everything) {
+    if (everything) {
       controller_->EnqueueAll();
       return;
     }
