@@ -99,8 +99,9 @@ void Informer::HandleEvent(const WatchEvent& event) {
     switch (event.type) {
       case WatchEventType::kAdded:
       case WatchEventType::kModified: {
-        new_object = std::make_shared<const CachedObject>(
-            CachedObject{event.meta, event.object_json, std::move(view)});
+        const bool keep_json = options_.keep_viewed_json || !view.has_value();
+        new_object = std::make_shared<const CachedObject>(CachedObject{
+            event.meta, keep_json ? event.object_json : std::string(), std::move(view)});
         const std::string key = event.meta.Key();
         auto it = objects_.find(key);
         if (it != objects_.end()) {

@@ -33,6 +33,8 @@ inline constexpr absl::Duration kCacheStaleAfter = absl::Seconds(30);
 
 struct CachedObject {
   ObjectMeta meta;
+  // Empty when the informer keeps views only (InformerOptions::keep_viewed_json false) and
+  // this object has a view.
   std::string json;
   // What InformerOptions::parse_view made of `json` (empty without one, or when it could
   // not): a typed view parsed once when the object is stored, not on every read.
@@ -62,6 +64,10 @@ struct InformerOptions {
   // watch thread before the cache is locked. Returns an empty std::any for an object it
   // cannot read. With InformerFactory, the first For() of an informer sets its options.
   std::function<std::any(absl::string_view json)> parse_view;
+  // Whether an object whose view was parsed keeps its JSON too. False where every reader
+  // reads the view when there is one (10,000 Nodes and pods cost 24 and 49 MB of JSON in
+  // each process that caches them); an object without a view always keeps its JSON.
+  bool keep_viewed_json = true;
 };
 
 class Informer {

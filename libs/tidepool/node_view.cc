@@ -62,6 +62,10 @@ absl::StatusOr<NodeView> NodeViewOf(const k8s::CachedObject& object, NodeModel m
 absl::StatusOr<tidepool::v1::NodeInfo> NodeInfoOf(const k8s::CachedObject& object) {
   const NodeView* view = object.ViewAs<NodeView>();
   if (view != nullptr && !absl::IsFailedPrecondition(view->info.status())) return view->info;
+  if (view != nullptr && object.json.empty()) {
+    return absl::FailedPreconditionError(
+        "the cache keeps only the Node's drain inputs (no model, no JSON)");
+  }
   return ParseNode(object.json);
 }
 

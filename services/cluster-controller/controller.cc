@@ -32,8 +32,10 @@ constexpr char kService[] = "cluster-controller";
 
 k8s::InformerOptions Labelled(absl::string_view component,
                               std::function<std::any(absl::string_view)> parse_view = nullptr) {
+  // Readers of a viewed object read its view: its JSON is not kept too.
   return {.label_selector = absl::StrCat(api::kComponentLabel, "=", component),
-          .parse_view = std::move(parse_view)};
+          .parse_view = std::move(parse_view),
+          .keep_viewed_json = false};
 }
 
 // "namespace/<spec.clusterRef.name>" of a NodeSet, "" when unreadable.
@@ -117,7 +119,8 @@ ClusterController::ClusterController(k8s::Client& client,
       // Pods and Nodes are parsed to their views once, when stored, not on every sync.
       pods_(client, k8s::Pods(), options_.watch_namespace,
             Labelled(api::kSlurmdComponent, api::PodViewForCache)),
-      nodes_(client, k8s::Nodes(), "", {.parse_view = api::NodeViewForCache}),
+      nodes_(client, k8s::Nodes(), "",
+             {.parse_view = api::NodeViewForCache, .keep_viewed_json = false}),
       // The rendered configuration's and the login users' (labelled with the login component).
       config_maps_(
           client, k8s::ConfigMaps(), options_.watch_namespace,

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "builders.h"
 #include "google/protobuf/util/json_util.h"
+#include "k8s/ownership.h"
 #include "tidepool/membership.h"
 #include "tidepool/naming.h"
 #include "tidepool/pod_view.h"
@@ -31,6 +32,19 @@ absl::StatusOr<ObservedPod> ObservePod(absl::string_view pod_json) {
   absl::StatusOr<api::PodView> pod = api::ParsePodView(pod_json);
   if (!pod.ok()) return pod.status();
   return ObservePod(*pod);
+}
+
+std::optional<ObservedPod> ObserveControlledPod(const k8s::CachedObject& pod,
+                                                absl::string_view owner_uid) {
+  if (owner_uid.empty()) return std::nullopt;
+  if (const api::PodView* view = pod.ViewAs<api::PodView>()) {
+    if (view->controller_uid != owner_uid) return std::nullopt;
+    return ObservePod(*view);
+  }
+  if (!k8s::IsControlledByUid(pod.json, owner_uid)) return std::nullopt;
+  absl::StatusOr<ObservedPod> observed = ObservePod(pod.json);
+  if (!observed.ok()) return std::nullopt;
+  return *std::move(observed);
 }
 
 const char* DaemonTolerations() {

@@ -3,6 +3,7 @@
 // From API objects (as the informers cache them) to what the plan reads: the pods of a
 // NodeSet, and the Nodes it may use given every NodeSet of its cluster. Pure.
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -22,6 +23,10 @@ namespace tidepool::nodeset {
 ObservedPod ObservePod(const api::PodView& pod);
 absl::StatusOr<ObservedPod> ObservePod(const k8s::CachedObject& pod);
 absl::StatusOr<ObservedPod> ObservePod(absl::string_view pod_json);
+// The cached pod when `owner_uid` is its controller (a namesake's pod or an unreadable one:
+// nullopt). Reads the view when the informer keeps one, as it may keep no JSON then.
+std::optional<ObservedPod> ObserveControlledPod(const k8s::CachedObject& pod,
+                                                absl::string_view owner_uid);
 
 // The Nodes `node_set` may use: PlanMembers over the NodeSets of its cluster with their
 // replicas caps lifted (the cap chooses among a NodeSet's own Nodes, in the plan, and must

@@ -192,10 +192,9 @@ class NodeSetSync {
     std::vector<ObservedPod> pods;
     for (const k8s::CachedObjectPtr& object :
          context_.informers.pods->ListByLabel(api::kNodeSetLabel, name())) {
-      if (object->meta.ns != ns() || !k8s::IsControlledByUid(object->json, cached_->meta.uid))
-        continue;
-      absl::StatusOr<ObservedPod> pod = ObservePod(*object);
-      if (pod.ok()) pods.push_back(*std::move(pod));
+      if (object->meta.ns != ns()) continue;
+      std::optional<ObservedPod> pod = ObserveControlledPod(*object, cached_->meta.uid);
+      if (pod.has_value()) pods.push_back(*std::move(pod));
     }
     return pods;
   }

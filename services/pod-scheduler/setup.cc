@@ -51,13 +51,15 @@ class Process {
         }) {
     const std::string& ns = options_.cluster_namespace;
     informers_ = {
-        .pods = &factory_.For(
-            k8s::Pods(), "",
-            {.field_selector = kNotDefaultScheduler, .parse_view = ScheduledPodForCache}),
+        .pods = &factory_.For(k8s::Pods(), "",
+                              {.field_selector = kNotDefaultScheduler,
+                               .parse_view = ScheduledPodForCache,
+                               .keep_viewed_json = false}),
         .slurmd_pods = &factory_.For(
             k8s::Pods(), ns,
             {.label_selector = absl::StrCat(api::kComponentLabel, "=", api::kSlurmdComponent),
-             .parse_view = api::PodViewForCache}),
+             .parse_view = api::PodViewForCache,
+             .keep_viewed_json = false}),
         .node_sets = &factory_.For(api::NodeSets(), ns),
         .clusters = &factory_.For(api::SlurmClusters(), ns)};
     sync_ = std::make_unique<PodSync>(SyncContext{.client = &client_,

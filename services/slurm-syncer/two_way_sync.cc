@@ -49,11 +49,14 @@ std::vector<std::string> DrainCauseLabels() {
 // (one per Slurm node and direction) parses neither.
 k8s::InformerOptions SlurmdPods() {
   return {.label_selector = absl::StrCat(api::kComponentLabel, "=", api::kSlurmdComponent),
-          .parse_view = api::PodViewForCache};
+          .parse_view = api::PodViewForCache,
+          .keep_viewed_json = false};
 }
 
 // The drain inputs only: the two-way sync does not read taints or allocatable.
-k8s::InformerOptions DrainInputsOfNodes() { return {.parse_view = api::NodeDrainViewForCache}; }
+k8s::InformerOptions DrainInputsOfNodes() {
+  return {.parse_view = api::NodeDrainViewForCache, .keep_viewed_json = false};
+}
 
 }  // namespace
 

@@ -1,5 +1,6 @@
 #include "k8s/informer.h"
 
+#include <any>
 #include <catch2/catch_test_macros.hpp>
 #include <string>
 #include <vector>
@@ -42,6 +43,36 @@ TEST_CASE("a label key is indexed from its first list on, and kept current after
   CHECK(Keys(informer.ListByLabel("app", "web")) == std::vector<std::string>{"a/x"});
   informer.HandleEvent(Event(WatchEventType::kDeleted, "a", "x", "5", "web"));
   CHECK(informer.ListByLabel("app", "web").empty());
+}
+
+TEST_CASE("an informer that keeps views only drops the JSON of objects it has a view of") {
+  ClientConfig config;
+  config.server = "https://127.0.0.1:1";
+  Client client(config);
+  // The view: the app label, or none for an object labelled "broken".
+  auto app_view = [](absl::string_view json) -> std::any {
+    absl::StatusOr<ObjectMeta> meta = ParseObjectMeta(json);
+    if (!meta.ok() || meta->labels["app"] == "broken") return {};
+    return meta->labels["app"];
+  };
+  Informer views_only(client, ConfigMaps(), "",
+                      {.parse_view = app_view, .keep_viewed_json = false});
+  Informer both(client, ConfigMaps(), "", {.parse_view = app_view});
+  for (Informer* informer : {&views_only, &both}) {
+    informer->HandleEvent(Event(WatchEventType::kAdded, "a", "x", "1", "web"));
+    informer->HandleEvent(Event(WatchEventType::kAdded, "a", "y", "2", "broken"));
+  }
+  CachedObjectPtr viewed = views_only.Get("a", "x");
+  REQUIRE(viewed != nullptr);
+  REQUIRE(viewed->ViewAs<std::string>() != nullptr);
+  CHECK(*viewed->ViewAs<std::string>() == "web");
+  CHECK(viewed->json.empty());
+  CHECK(viewed->meta.labels.at("app") == "web");
+  CachedObjectPtr unviewed = views_only.Get("a", "y");  // no view: the JSON is what there is
+  REQUIRE(unviewed != nullptr);
+  CHECK(unviewed->ViewAs<std::string>() == nullptr);
+  CHECK_FALSE(unviewed->json.empty());
+  CHECK_FALSE(both.Get("a", "x")->json.empty());
 }
 
 TEST_CASE("the informer cache: store, indexes, handlers, synced") {

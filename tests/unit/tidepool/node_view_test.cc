@@ -1,6 +1,7 @@
 #include "tidepool/node_view.h"
 
 #include <catch2/catch_test_macros.hpp>
+#include <string>
 
 namespace tidepool::api {
 namespace {
@@ -71,6 +72,18 @@ TEST_CASE("a Node's view for an informer's cache: the view with its model, or no
   REQUIRE(std::any_cast<NodeView>(&view) != nullptr);
   CHECK(std::any_cast<NodeView>(&view)->info.ok());
   CHECK_FALSE(NodeViewForCache("[1]").has_value());
+}
+
+TEST_CASE("a cached Node's model: from its view, its JSON, or an error when it has neither") {
+  const std::string json = R"({"metadata": {"name": "k-4", "labels": {"pool": "gpu"}}})";
+  k8s::CachedObject full{.json = "", .view = NodeViewForCache(json)};
+  REQUIRE(NodeInfoOf(full).ok());
+  CHECK(NodeInfoOf(full)->metadata().labels().at("pool") == "gpu");
+  k8s::CachedObject drain_with_json{.json = json, .view = NodeDrainViewForCache(json)};
+  REQUIRE(NodeInfoOf(drain_with_json).ok());  // read from the JSON
+  CHECK(NodeInfoOf(drain_with_json)->metadata().name() == "k-4");
+  k8s::CachedObject drain_only{.json = "", .view = NodeDrainViewForCache(json)};
+  CHECK(NodeInfoOf(drain_only).status().code() == absl::StatusCode::kFailedPrecondition);
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <catch2/catch_test_macros.hpp>
 
+#include "k8s/resource.h"
+#include "tidepool/pod_view.h"
 #include "tidepool/resources.h"
 
 namespace tidepool::nodeset {
@@ -51,6 +53,35 @@ TEST_CASE("a pod is observed with its node, readiness, template hash and deletio
   CHECK_FALSE(pending->ready);
   CHECK_FALSE(pending->deleting);
   CHECK_FALSE(ObservePod("[1]").ok());
+}
+
+// A cached pod as an informer stores it: with its view and without its JSON, or with only
+// its JSON (no view could be parsed).
+k8s::CachedObject CachedPod(const std::string& json, bool viewed) {
+  k8s::CachedObject cached{.meta = *k8s::ParseObjectMeta(json), .json = json};
+  if (viewed) {
+    cached.view = api::PodViewForCache(json);
+    cached.json.clear();
+  }
+  return cached;
+}
+
+TEST_CASE("a pod is observed only when the NodeSet controls it, from its view or its JSON") {
+  const std::string json = R"({"metadata": {"name": "n-01", "uid": "u1",
+      "ownerReferences": [{"apiVersion": "tidepool.dev/v1alpha1", "kind": "NodeSet",
+                           "name": "a", "uid": "set-1", "controller": true}]},
+      "spec": {"nodeName": "node-a"}})";
+  for (bool viewed : {true, false}) {
+    const k8s::CachedObject pod = CachedPod(json, viewed);
+    std::optional<ObservedPod> own = ObserveControlledPod(pod, "set-1");
+    REQUIRE(own.has_value());
+    CHECK(own->name == "n-01");
+    CHECK(own->node_name == "node-a");
+    CHECK_FALSE(ObserveControlledPod(pod, "set-2").has_value());  // a namesake NodeSet's
+    CHECK_FALSE(ObserveControlledPod(pod, "").has_value());
+  }
+  const k8s::CachedObject orphan = CachedPod(R"({"metadata": {"name": "n-02"}})", true);
+  CHECK_FALSE(ObserveControlledPod(orphan, "set-1").has_value());
 }
 
 TEST_CASE("a Node goes to one NodeSet of the cluster; replicas do not hand Nodes over") {
