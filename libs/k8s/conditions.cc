@@ -5,18 +5,25 @@
 namespace tidepool::k8s {
 
 std::map<std::string, Condition> ReadConditions(const rapidjson::Value& object) {
+  return ReadConditions(object, [](absl::string_view) { return true; });
+}
+
+std::map<std::string, Condition> ReadConditions(
+    const rapidjson::Value& object, absl::FunctionRef<bool(absl::string_view type)> detailed) {
   std::map<std::string, Condition> out;
   const rapidjson::Value* status = FindMember(object, "status");
   const rapidjson::Value* list = status != nullptr ? FindMember(*status, "conditions") : nullptr;
   if (list == nullptr || !list->IsArray()) return out;
   for (const rapidjson::Value& c : list->GetArray()) {
-    Condition condition{.type = StringMember(c, "type"),
-                        .status = StringMember(c, "status"),
-                        .reason = StringMember(c, "reason"),
-                        .message = StringMember(c, "message"),
-                        .last_transition_time = StringMember(c, "lastTransitionTime"),
-                        .observed_generation = IntMember(c, "observedGeneration")};
-    out[condition.type] = std::move(condition);
+    Condition condition{.type = StringMember(c, "type"), .status = StringMember(c, "status")};
+    if (detailed(condition.type)) {
+      condition.reason = StringMember(c, "reason");
+      condition.message = StringMember(c, "message");
+      condition.last_transition_time = StringMember(c, "lastTransitionTime");
+      condition.observed_generation = IntMember(c, "observedGeneration");
+    }
+    std::string type = condition.type;
+    out[std::move(type)] = std::move(condition);
   }
   return out;
 }

@@ -8,6 +8,8 @@
 #include <map>
 #include <string>
 
+#include "absl/functional/function_ref.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "rapidjson/document.h"
 
@@ -24,6 +26,12 @@ struct Condition {
 
 // status.conditions of `object`, by type (empty when there are none).
 std::map<std::string, Condition> ReadConditions(const rapidjson::Value& object);
+// The same, but only conditions whose type `detailed` accepts keep their reason, message,
+// lastTransitionTime and observedGeneration; the others have type and status only. For
+// caches of thousands of objects whose readers look at the details of the conditions they
+// write and at the status of the rest.
+std::map<std::string, Condition> ReadConditions(
+    const rapidjson::Value& object, absl::FunctionRef<bool(absl::string_view type)> detailed);
 
 // The lastTransitionTime for `next`: the current one when the status is unchanged,
 // else `now` (RFC 3339, seconds).

@@ -99,9 +99,11 @@ void Informer::HandleEvent(const WatchEvent& event) {
     switch (event.type) {
       case WatchEventType::kAdded:
       case WatchEventType::kModified: {
-        const bool keep_json = options_.keep_viewed_json || !view.has_value();
-        new_object = std::make_shared<const CachedObject>(CachedObject{
-            event.meta, keep_json ? event.object_json : std::string(), std::move(view)});
+        const bool viewed = view.has_value();
+        CachedObject object{event.meta, std::string(), std::move(view)};
+        if (options_.keep_viewed_json || !viewed) object.json = event.object_json;
+        if (!options_.keep_viewed_labels && viewed) object.meta.labels.clear();
+        new_object = std::make_shared<const CachedObject>(std::move(object));
         const std::string key = event.meta.Key();
         auto it = objects_.find(key);
         if (it != objects_.end()) {

@@ -68,6 +68,10 @@ struct InformerOptions {
   // reads the view when there is one (10,000 Nodes and pods cost 24 and 49 MB of JSON in
   // each process that caches them); an object without a view always keeps its JSON.
   bool keep_viewed_json = true;
+  // Whether an object whose view was parsed keeps its labels in `meta`. False where no
+  // reader takes a viewed object's labels from its metadata and none lists by label
+  // (ListByLabel does not find such objects): Nodes, whose model has the labels again.
+  bool keep_viewed_labels = true;
 };
 
 class Informer {

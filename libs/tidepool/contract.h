@@ -6,6 +6,8 @@
 // cluster-controller select by it; the syncer drains with a reason, the nodeset-controller
 // recognises it), so each name is spelled once, here.
 
+#include "absl/strings/string_view.h"
+
 namespace tidepool::api {
 
 // ---------------------------------------------------------------------------------
@@ -136,6 +138,19 @@ inline constexpr char kSlurmNodeInUseCondition[] = "tidepool.dev/SlurmNodeInUse"
 inline constexpr char kSlurmDrainCondition[] = "SlurmDrain";
 inline constexpr char kSlurmCordonCondition[] = "SlurmCordon";
 inline constexpr char kSlurmNotRespondingCondition[] = "SlurmNotResponding";
+// Kubernetes' own, which the pod-scheduler writes (False, with why) on pods it schedules.
+inline constexpr char kPodScheduledCondition[] = "PodScheduled";
+// The Node and pod condition types Tidepool writes: the only ones whose reason, message
+// and transition time it reads (it compares them with what it would write). Views of
+// Nodes and pods keep the status alone of the others (the kubelet's).
+inline bool IsWrittenByTidepool(absl::string_view condition_type) {
+  for (absl::string_view type :
+       {kSlurmNodeReadyCondition, kSlurmNodeInUseCondition, kSlurmDrainCondition,
+        kSlurmCordonCondition, kSlurmNotRespondingCondition, kPodScheduledCondition}) {
+    if (condition_type == type) return true;
+  }
+  return false;
+}
 // SlurmCluster status conditions (with kReadyCondition).
 inline constexpr char kConfigRenderedCondition[] = "ConfigRendered";
 inline constexpr char kControllerAvailableCondition[] = "ControllerAvailable";

@@ -26,7 +26,7 @@ absl::StatusOr<NodeView> ParseNodeView(absl::string_view json, NodeModel model) 
   if (const rapidjson::Value* spec = k8s::FindMember(*doc, "spec")) {
     node.unschedulable = k8s::BoolMember(*spec, "unschedulable");
   }
-  node.conditions = k8s::ReadConditions(*doc);
+  node.conditions = k8s::ReadConditions(*doc, IsWrittenByTidepool);
   auto ready = node.conditions.find(kReadyCondition);
   node.ready = ready != node.conditions.end() && ready->second.status == "True";
   if (model == NodeModel::kRead) {

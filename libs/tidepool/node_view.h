@@ -21,10 +21,12 @@ struct NodeView {
   // Labels are in info's metadata only. Every cache of 10,000 Nodes holds a view of each,
   // so no field is kept twice.
   std::map<std::string, std::string> annotations;
-  bool unschedulable = false;                        // spec.unschedulable: cordoned
-  std::string cordon_reason;                         // kCordonReasonAnnotation
-  bool ready = false;                                // condition Ready is True
-  std::map<std::string, k8s::Condition> conditions;  // status.conditions by type
+  bool unschedulable = false;  // spec.unschedulable: cordoned
+  std::string cordon_reason;   // kCordonReasonAnnotation
+  bool ready = false;          // condition Ready is True
+  // status.conditions by type; the details (reason, message, times) only of the types
+  // Tidepool writes (IsWrittenByTidepool), the status alone of the others.
+  std::map<std::string, k8s::Condition> conditions;
   // The Node as the API model has it (ParseNode: metadata, taints, unschedulable,
   // allocatable) but without annotations (in `annotations` above; the model's readers
   // take none), or why it cannot be read so; the fields above do not depend on it.

@@ -38,7 +38,7 @@ absl::StatusOr<PodView> ParsePodView(absl::string_view json) {
   if (const rapidjson::Value* status = k8s::FindMember(*doc, "status")) {
     pod.phase = k8s::StringMember(*status, "phase");
   }
-  pod.conditions = k8s::ReadConditions(*doc);
+  pod.conditions = k8s::ReadConditions(*doc, IsWrittenByTidepool);
   // The containers' readiness, not Ready: Ready also waits on the SlurmNodeInUse gate,
   // which is False for a drained idle node, and reading that as "pod not ready" would
   // keep the node drained for good. A pod without ContainersReady (written by hand, an

@@ -33,7 +33,9 @@ struct PodView {
   bool deleting = false;      // metadata.deletionTimestamp is set
   std::string template_hash;  // kTemplateHashAnnotation
   std::map<std::string, std::string> annotations;
-  std::map<std::string, k8s::Condition> conditions;  // status.conditions by type
+  // status.conditions by type; the details (reason, message, times) only of the types
+  // Tidepool writes (IsWrittenByTidepool), the status alone of the others.
+  std::map<std::string, k8s::Condition> conditions;
 
   // "<namespace>/<name>".
   std::string Key() const { return ns + "/" + name; }

@@ -56,7 +56,8 @@ ClusterObjects ConfigStep::Inputs(const k8s::CachedObject& cluster) {
     if (o->meta.ns != cluster.meta.ns) continue;
     // The view the informer parsed when it stored the pod; the JSON only without one.
     if (const api::PodView* view = o->ViewAs<api::PodView>()) {
-      objects.pods.push_back(*view);
+      // Shares the cached object's ownership, as node_view below.
+      objects.pods.push_back(std::shared_ptr<const api::PodView>(o, view));
     } else {
       objects.pod_jsons.push_back(o->json);
     }

@@ -120,7 +120,9 @@ ClusterController::ClusterController(k8s::Client& client,
       pods_(client, k8s::Pods(), options_.watch_namespace,
             Labelled(api::kSlurmdComponent, api::PodViewForCache)),
       nodes_(client, k8s::Nodes(), "",
-             {.parse_view = api::NodeViewForCache, .keep_viewed_json = false}),
+             {.parse_view = api::NodeViewForCache,
+              .keep_viewed_json = false,
+              .keep_viewed_labels = false}),
       // The rendered configuration's and the login users' (labelled with the login component).
       config_maps_(
           client, k8s::ConfigMaps(), options_.watch_namespace,

@@ -135,19 +135,26 @@ absl::StatusOr<RenderInputs> BuildRenderInputs(const ClusterObjects& objects,
   for (const v1::NodeSet& node_set : inputs.request.node_sets()) {
     node_sets[node_set.metadata().name()] = &node_set;
   }
-  std::vector<api::PodView> pods = objects.pods;
+  std::vector<api::PodView> parsed;
+  parsed.reserve(objects.pod_jsons.size());  // `pods` points into it
   for (const std::string& json : objects.pod_jsons) {
     absl::StatusOr<api::PodView> pod = api::ParsePodView(json);
     if (!pod.ok()) {
       inputs.blocking.push_back(absl::StrCat("a slurmd pod: ", pod.status().message()));
       continue;
     }
-    pods.push_back(*std::move(pod));
+    parsed.push_back(*std::move(pod));
   }
-  std::sort(pods.begin(), pods.end(), [](const api::PodView& a, const api::PodView& b) {
-    return a.slurm_node < b.slurm_node;
+  std::vector<const api::PodView*> pods;
+  pods.reserve(objects.pods.size() + parsed.size());
+  for (const auto& pod : objects.pods) {
+    if (pod != nullptr) pods.push_back(pod.get());
+  }
+  for (const api::PodView& pod : parsed) pods.push_back(&pod);
+  std::sort(pods.begin(), pods.end(), [](const api::PodView* a, const api::PodView* b) {
+    return a->slurm_node < b->slurm_node;
   });
-  for (const api::PodView& pod : pods) AddMember(objects, pod, node_sets, inputs);
+  for (const api::PodView* pod : pods) AddMember(objects, *pod, node_sets, inputs);
   if (!inputs.blocking.empty()) {
     constexpr size_t kNamed = 5;
     const size_t named = std::min(kNamed, inputs.blocking.size());

@@ -20,9 +20,10 @@ struct ClusterObjects {
   std::string cluster_json;
   std::vector<std::string> node_set_jsons;  // every NodeSet of the cluster's namespace
   // Slurmd pods labelled with the cluster: as JSON, or as views already parsed (an
-  // informer that keeps views); both are read.
+  // informer that keeps views: shared with its cache, as a render of 10,000 pods would
+  // otherwise copy 36 MB of them); both are read.
   std::vector<std::string> pod_jsons;
-  std::vector<api::PodView> pods;
+  std::vector<std::shared_ptr<const api::PodView>> pods;
   // The Node by name: its view when `node_view` is set and has it (null otherwise), else
   // its JSON ("" when the cache has none).
   std::function<std::shared_ptr<const api::NodeView>(const std::string& node)> node_view;

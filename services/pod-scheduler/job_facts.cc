@@ -13,8 +13,6 @@ namespace {
 
 using tidepool::v1::SlurmJob;
 
-constexpr char kPodScheduledCondition[] = "PodScheduled";
-
 const std::set<std::string>& EndedStates() {
   static const auto* const states = new std::set<std::string>{
       "COMPLETED", "CANCELLED", "FAILED",        "TIMEOUT",      "PREEMPTED", "NODE_FAIL",
@@ -49,7 +47,7 @@ std::optional<uint32_t> AnnotatedJobId(const api::PodView& pod) {
 
 bool AlreadyMarkedInvalid(const api::PodView& pod, const std::string& message,
                           absl::string_view reason) {
-  auto it = pod.conditions.find(kPodScheduledCondition);
+  auto it = pod.conditions.find(api::kPodScheduledCondition);
   return it != pod.conditions.end() && it->second.status == "False" &&
          it->second.reason == (reason.empty() ? api::kInvalidPlacementReason : reason) &&
          it->second.message == message;

@@ -55,7 +55,9 @@ k8s::InformerOptions SlurmdPods() {
 
 // The drain inputs only: the two-way sync does not read taints or allocatable.
 k8s::InformerOptions DrainInputsOfNodes() {
-  return {.parse_view = api::NodeDrainViewForCache, .keep_viewed_json = false};
+  return {.parse_view = api::NodeDrainViewForCache,
+          .keep_viewed_json = false,
+          .keep_viewed_labels = false};
 }
 
 }  // namespace

@@ -90,6 +90,7 @@ struct Case {
   bool pod;
   ParseView parse_view;
   bool keep_viewed_json = false;  // as the services set it
+  bool keep_viewed_labels = true;
 };
 
 // Heap per object after `n` watch events through an informer set up as `c` says.
@@ -106,7 +107,9 @@ double MeasureCase(const Case& c, const rapidjson::Document& fixture, int n) {
   int64_t after = 0;
   {
     Informer informer(client, c.pod ? tidepool::k8s::Pods() : tidepool::k8s::Nodes(), "",
-                      {.parse_view = c.parse_view, .keep_viewed_json = c.keep_viewed_json});
+                      {.parse_view = c.parse_view,
+                       .keep_viewed_json = c.keep_viewed_json,
+                       .keep_viewed_labels = c.keep_viewed_labels});
     for (const std::string& line : lines) {
       absl::StatusOr<tidepool::k8s::WatchEvent> event = tidepool::k8s::ParseWatchEvent(line);
       if (!event.ok()) {
@@ -150,12 +153,17 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  // The floor: the informer's own entry (metadata, key, indexes) with a view of nothing.
+  const ParseView nothing = [](absl::string_view) { return std::any(true); };
   const std::vector<Case> cases = {
+      {"Node, entry only", "(floor)", false, nothing},
       {"Node, JSON only", "(no view)", false, nullptr},
       {"Node, NodeView + JSON", "(JSON kept)", false, tidepool::api::NodeViewForCache, true},
       {"Node, NodeView with model", "cluster-controller, nodeset-controller", false,
-       tidepool::api::NodeViewForCache},
-      {"Node, drain view", "slurm-syncer", false, tidepool::api::NodeDrainViewForCache},
+       tidepool::api::NodeViewForCache, false, false},
+      {"Node, drain view", "slurm-syncer", false, tidepool::api::NodeDrainViewForCache, false,
+       false},
+      {"slurmd pod, entry only", "(floor)", true, nothing},
       {"slurmd pod, JSON only", "(no view)", true, nullptr},
       {"slurmd pod, PodView + JSON", "(JSON kept)", true, tidepool::api::PodViewForCache, true},
       {"slurmd pod, PodView", "all but config-renderer", true, tidepool::api::PodViewForCache},

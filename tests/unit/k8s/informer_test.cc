@@ -45,7 +45,7 @@ TEST_CASE("a label key is indexed from its first list on, and kept current after
   CHECK(informer.ListByLabel("app", "web").empty());
 }
 
-TEST_CASE("an informer that keeps views only drops the JSON of objects it has a view of") {
+TEST_CASE("an informer that keeps views only drops the JSON and labels it is told to") {
   ClientConfig config;
   config.server = "https://127.0.0.1:1";
   Client client(config);
@@ -58,7 +58,9 @@ TEST_CASE("an informer that keeps views only drops the JSON of objects it has a 
   Informer views_only(client, ConfigMaps(), "",
                       {.parse_view = app_view, .keep_viewed_json = false});
   Informer both(client, ConfigMaps(), "", {.parse_view = app_view});
-  for (Informer* informer : {&views_only, &both}) {
+  Informer no_labels(client, ConfigMaps(), "",
+                     {.parse_view = app_view, .keep_viewed_labels = false});
+  for (Informer* informer : {&views_only, &both, &no_labels}) {
     informer->HandleEvent(Event(WatchEventType::kAdded, "a", "x", "1", "web"));
     informer->HandleEvent(Event(WatchEventType::kAdded, "a", "y", "2", "broken"));
   }
@@ -73,6 +75,12 @@ TEST_CASE("an informer that keeps views only drops the JSON of objects it has a 
   CHECK(unviewed->ViewAs<std::string>() == nullptr);
   CHECK_FALSE(unviewed->json.empty());
   CHECK_FALSE(both.Get("a", "x")->json.empty());
+  CHECK(both.Get("a", "x")->meta.labels.at("app") == "web");
+
+  CHECK(no_labels.Get("a", "x")->meta.labels.empty());
+  CHECK_FALSE(no_labels.Get("a", "x")->json.empty());
+  CHECK(no_labels.Get("a", "y")->meta.labels.at("app") == "broken");  // no view: kept
+  CHECK(no_labels.ListByLabel("app", "web").empty());
 }
 
 TEST_CASE("the informer cache: store, indexes, handlers, synced") {

@@ -15,8 +15,10 @@ TEST_CASE("a Node's view has its cordon, conditions and the model's NodeInfo") {
     "spec": {"unschedulable": true,
              "taints": [{"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}]},
     "status": {"allocatable": {"cpu": "64", "nvidia.com/gpu": "8"},
-               "conditions": [{"type": "Ready", "status": "True"},
-                              {"type": "SlurmDrain", "status": "False", "reason": "NotDrained"}]}})");
+               "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
+                               "message": "kubelet is posting ready status"},
+                              {"type": "SlurmDrain", "status": "False", "reason": "NotDrained",
+                               "message": "", "lastTransitionTime": "2026-12-05T06:00:00Z"}]}})");
   REQUIRE(node.ok());
   CHECK(node->name == "k-7");
   CHECK(node->annotations.at("tidepool.dev/drain") == "k8s: update");
@@ -24,6 +26,11 @@ TEST_CASE("a Node's view has its cordon, conditions and the model's NodeInfo") {
   CHECK(node->cordon_reason == "disk");
   CHECK(node->ready);
   CHECK(node->conditions.at("SlurmDrain").reason == "NotDrained");
+  CHECK(node->conditions.at("SlurmDrain").last_transition_time == "2026-12-05T06:00:00Z");
+  // The kubelet's: the status alone (Tidepool reads the details only of what it writes).
+  CHECK(node->conditions.at("Ready").status == "True");
+  CHECK(node->conditions.at("Ready").reason.empty());
+  CHECK(node->conditions.at("Ready").message.empty());
   REQUIRE(node->info.ok());
   CHECK(node->info->metadata().name() == "k-7");
   CHECK(node->info->metadata().labels().at("pool") == "gpu");

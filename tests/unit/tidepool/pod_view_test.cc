@@ -17,8 +17,10 @@ TEST_CASE("a slurmd pod's view has what the services read of it") {
                                      {"uid": "ns-uid", "controller": true}]},
     "spec": {"nodeName": "node-a"},
     "status": {"phase": "Running",
-               "conditions": [{"type": "PodScheduled", "status": "True"},
-                              {"type": "Ready", "status": "True"},
+               "conditions": [{"type": "PodScheduled", "status": "False",
+                               "reason": "Unschedulable", "message": "no slot"},
+                              {"type": "Ready", "status": "True",
+                               "lastTransitionTime": "2026-12-05T06:00:00Z"},
                               {"type": "tidepool.dev/SlurmNodeReady", "status": "False",
                                "reason": "Drained"}]}})");
   REQUIRE(pod.ok());
@@ -36,6 +38,9 @@ TEST_CASE("a slurmd pod's view has what the services read of it") {
   CHECK(pod->annotations.at("tidepool.dev/slurm-state") == "IDLE");
   CHECK_FALSE(pod->annotations.contains("n"));  // not a string
   CHECK(pod->conditions.at("tidepool.dev/SlurmNodeReady").reason == "Drained");
+  CHECK(pod->conditions.at("PodScheduled").message == "no slot");  // the pod-scheduler writes it
+  CHECK(pod->conditions.at("Ready").status == "True");
+  CHECK(pod->conditions.at("Ready").last_transition_time.empty());  // the kubelet's: status only
 }
 
 TEST_CASE("a pod's readiness is its containers', not its readiness gates'") {

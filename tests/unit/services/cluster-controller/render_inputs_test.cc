@@ -192,7 +192,7 @@ TEST_CASE("pod views and Node views give the request the JSON would") {
   ClusterObjects from_json = Objects();
   ClusterObjects from_views = Objects();
   for (const std::string& json : from_views.pod_jsons) {
-    from_views.pods.push_back(*api::ParsePodView(json));
+    from_views.pods.push_back(std::make_shared<const api::PodView>(*api::ParsePodView(json)));
   }
   from_views.pod_jsons.clear();
   int json_reads = 0;
