@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -13,16 +14,6 @@ namespace {
 
 using tidepool::v1::NodeInfo;
 using tidepool::v1::NodeSet;
-
-std::vector<const NodeInfo*> SortedByName(const std::vector<NodeInfo>& nodes) {
-  std::vector<const NodeInfo*> sorted;
-  sorted.reserve(nodes.size());
-  for (const NodeInfo& node : nodes) sorted.push_back(&node);
-  std::sort(sorted.begin(), sorted.end(), [](const NodeInfo* a, const NodeInfo* b) {
-    return a->metadata().name() < b->metadata().name();
-  });
-  return sorted;
-}
 
 // Names for the chosen Nodes of one NodeSet: kept from the Node label, else lowest free.
 void NameMembers(const NodeSet& node_set, const std::vector<const NodeInfo*>& chosen,
@@ -54,12 +45,23 @@ void NameMembers(const NodeSet& node_set, const std::vector<const NodeInfo*>& ch
 std::vector<PlannedMember> PlanMembers(const std::vector<NodeSet>& node_sets,
                                        const std::vector<NodeInfo>& nodes,
                                        std::vector<std::string>& warnings) {
+  std::vector<const NodeInfo*> pointers;
+  pointers.reserve(nodes.size());
+  for (const NodeInfo& node : nodes) pointers.push_back(&node);
+  return PlanMembers(node_sets, std::move(pointers), warnings);
+}
+
+std::vector<PlannedMember> PlanMembers(const std::vector<NodeSet>& node_sets,
+                                       std::vector<const NodeInfo*> sorted_nodes,
+                                       std::vector<std::string>& warnings) {
+  std::sort(sorted_nodes.begin(), sorted_nodes.end(), [](const NodeInfo* a, const NodeInfo* b) {
+    return a->metadata().name() < b->metadata().name();
+  });
   std::vector<const NodeSet*> ordered;
   for (const NodeSet& node_set : node_sets) ordered.push_back(&node_set);
   std::sort(ordered.begin(), ordered.end(), [](const NodeSet* a, const NodeSet* b) {
     return a->metadata().name() < b->metadata().name();
   });
-  const std::vector<const NodeInfo*> sorted_nodes = SortedByName(nodes);
   absl::flat_hash_map<const NodeInfo*, std::string> owner;
   std::vector<PlannedMember> members;
   for (const NodeSet* node_set : ordered) {

@@ -56,9 +56,24 @@ const char* DaemonTolerations() {
          R"({"key":"node.kubernetes.io/pid-pressure","operator":"Exists","effect":"NoSchedule"}])";
 }
 
+namespace {
+
+bool NoSchedule(const tidepool::v1::Taint& taint) { return taint.effect() == "NoSchedule"; }
+
+// `node` without its NoSchedule taints: itself when it has none, else a copy.
+SharedNodeInfo WithoutNoScheduleTaints(SharedNodeInfo node) {
+  if (std::none_of(node->taints().begin(), node->taints().end(), NoSchedule)) return node;
+  auto copy = std::make_shared<tidepool::v1::NodeInfo>(*node);
+  auto* taints = copy->mutable_taints();
+  taints->erase(std::remove_if(taints->begin(), taints->end(), NoSchedule), taints->end());
+  return copy;
+}
+
+}  // namespace
+
 std::vector<FeasibleNode> FeasibleNodesFor(const tidepool::v1::NodeSet& node_set,
                                            std::vector<tidepool::v1::NodeSet> siblings,
-                                           std::vector<tidepool::v1::NodeInfo> nodes,
+                                           std::vector<SharedNodeInfo> nodes,
                                            const std::set<std::string>& hosting,
                                            std::vector<std::string>& warnings) {
   static const google::protobuf::ListValue* const daemon = [] {
@@ -72,15 +87,16 @@ std::vector<FeasibleNode> FeasibleNodesFor(const tidepool::v1::NodeSet& node_set
       *sibling.mutable_spec()->mutable_tolerations()->add_values() = toleration;
     }
   }
-  for (tidepool::v1::NodeInfo& node : nodes) {
-    if (!hosting.contains(node.metadata().name())) continue;
-    auto* taints = node.mutable_taints();
-    taints->erase(std::remove_if(taints->begin(), taints->end(),
-                                 [](const auto& taint) { return taint.effect() == "NoSchedule"; }),
-                  taints->end());
+  std::vector<const tidepool::v1::NodeInfo*> planned;
+  planned.reserve(nodes.size());
+  for (SharedNodeInfo& node : nodes) {
+    if (node == nullptr) continue;
+    if (hosting.contains(node->metadata().name())) node = WithoutNoScheduleTaints(node);
+    planned.push_back(node.get());
   }
   std::vector<FeasibleNode> feasible;
-  for (const api::PlannedMember& member : api::PlanMembers(siblings, nodes, warnings)) {
+  for (const api::PlannedMember& member :
+       api::PlanMembers(siblings, std::move(planned), warnings)) {
     if (member.node_set != node_set.metadata().name()) continue;
     const auto& labels = member.node->metadata().labels();
     auto label = labels.find(api::kSlurmNodeLabel);

@@ -3,6 +3,7 @@
 // From API objects (as the informers cache them) to what the plan reads: the pods of a
 // NodeSet, and the Nodes it may use given every NodeSet of its cluster. Pure.
 
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -36,9 +37,12 @@ std::optional<ObservedPod> ObserveControlledPod(const k8s::CachedObject& pod,
 // push out the pod already there: NoSchedule taints of the Nodes in `hosting` (Nodes that
 // run a slurmd pod of this cluster) are ignored, so a Node that turns NotReady or gets a
 // pressure taint keeps its slurmd (Slurm drains it instead).
+// `nodes` are shared with the cache that holds them (none is copied but a hosting Node
+// with a NoSchedule taint); null entries are skipped.
+using SharedNodeInfo = std::shared_ptr<const tidepool::v1::NodeInfo>;
 std::vector<FeasibleNode> FeasibleNodesFor(const tidepool::v1::NodeSet& node_set,
                                            std::vector<tidepool::v1::NodeSet> siblings,
-                                           std::vector<tidepool::v1::NodeInfo> nodes,
+                                           std::vector<SharedNodeInfo> nodes,
                                            const std::set<std::string>& hosting,
                                            std::vector<std::string>& warnings);
 

@@ -1,6 +1,7 @@
 #include "sync.h"
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <set>
 #include <utility>
@@ -164,13 +165,20 @@ class NodeSetSync {
     return siblings;
   }
 
-  std::vector<tidepool::v1::NodeInfo> Nodes() {
-    std::vector<tidepool::v1::NodeInfo> nodes;
+  std::vector<SharedNodeInfo> Nodes() {
+    std::vector<SharedNodeInfo> nodes;
     for (const k8s::CachedObjectPtr& object : context_.informers.nodes->List()) {
       if (object->meta.deleting) continue;
-      // The model its informer read when it stored the Node (parse_view), not re-read here.
+      // The model its informer read when it stored the Node (parse_view), shared with the
+      // cache entry; read here only for a Node cached without it.
+      const api::NodeView* view = object->ViewAs<api::NodeView>();
+      if (view != nullptr && view->info.ok()) {
+        nodes.push_back(SharedNodeInfo(object, &*view->info));
+        continue;
+      }
       absl::StatusOr<tidepool::v1::NodeInfo> node = api::NodeInfoOf(*object);
-      if (node.ok()) nodes.push_back(*std::move(node));
+      if (node.ok())
+        nodes.push_back(std::make_shared<const tidepool::v1::NodeInfo>(*std::move(node)));
     }
     return nodes;
   }

@@ -84,18 +84,26 @@ TEST_CASE("a pod is observed only when the NodeSet controls it, from its view or
   CHECK_FALSE(ObserveControlledPod(orphan, "set-1").has_value());
 }
 
+std::vector<SharedNodeInfo> Shared(const std::vector<tidepool::v1::NodeInfo>& nodes) {
+  std::vector<SharedNodeInfo> shared;
+  for (const tidepool::v1::NodeInfo& node : nodes) {
+    shared.push_back(std::make_shared<const tidepool::v1::NodeInfo>(node));
+  }
+  return shared;
+}
+
 TEST_CASE("a Node goes to one NodeSet of the cluster; replicas do not hand Nodes over") {
   const std::vector<tidepool::v1::NodeSet> siblings = {NodeSet("a", "x", 1), NodeSet("b", "x")};
   const std::vector<tidepool::v1::NodeInfo> nodes = {Node("n1", "x"), Node("n2", "x"),
                                                      Node("n3", "y")};
   std::vector<std::string> warnings;
   const std::vector<FeasibleNode> for_a =
-      FeasibleNodesFor(siblings[0], siblings, nodes, {}, warnings);
+      FeasibleNodesFor(siblings[0], siblings, Shared(nodes), {}, warnings);
   REQUIRE(for_a.size() == 2);  // a's cap of 1 chooses among its own two Nodes later
   CHECK(for_a[0].name == "n1");
   CHECK(for_a[0].planned_slurm_name == "a-01");
   CHECK(for_a[1].planned_slurm_name == "a-02");
-  CHECK(FeasibleNodesFor(siblings[1], siblings, nodes, {}, warnings).empty());
+  CHECK(FeasibleNodesFor(siblings[1], siblings, Shared(nodes), {}, warnings).empty());
   CHECK_FALSE(warnings.empty());
 }
 
@@ -103,7 +111,7 @@ TEST_CASE("a Node's kept Slurm name is planned for it") {
   const std::vector<tidepool::v1::NodeSet> siblings = {NodeSet("n", "x")};
   std::vector<std::string> warnings;
   const std::vector<FeasibleNode> feasible = FeasibleNodesFor(
-      siblings[0], siblings, {Node("k1", "x"), Node("k2", "x", "n-01")}, {}, warnings);
+      siblings[0], siblings, Shared({Node("k1", "x"), Node("k2", "x", "n-01")}), {}, warnings);
   REQUIRE(feasible.size() == 2);
   CHECK(feasible[0].name == "k2");
   CHECK(feasible[0].planned_slurm_name == "n-01");
@@ -132,10 +140,12 @@ TEST_CASE("as for a DaemonSet: NoSchedule keeps new pods off but not the pod alr
       Tainted("gpu-broken", "example.com/broken", "NoExecute")};
   std::vector<std::string> warnings;
   std::vector<std::string> names;
+  const std::vector<SharedNodeInfo> cached = Shared(nodes);
   for (const FeasibleNode& node :
-       FeasibleNodesFor(siblings[0], siblings, nodes, {"old-not-ready", "gpu-broken"}, warnings)) {
+       FeasibleNodesFor(siblings[0], siblings, cached, {"old-not-ready", "gpu-broken"}, warnings)) {
     names.push_back(node.name);
   }
+  CHECK(cached[1]->taints_size() == 1);  // the cache's Node is not changed (a copy is)
   std::sort(names.begin(), names.end());
   CHECK(names == std::vector<std::string>{"cordoned", "old-not-ready", "unreachable"});
 }
