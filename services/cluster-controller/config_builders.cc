@@ -56,16 +56,9 @@ absl::Duration ReconfigureSpacing(int64_t nodes) {
   return std::min(absl::Milliseconds(6) * std::max<int64_t>(nodes, 0), absl::Seconds(60));
 }
 
-absl::Duration ReconfigureSpacingWait(std::optional<absl::Time> last_reconfigure, int64_t nodes,
-                                      absl::Time now) {
-  if (!last_reconfigure.has_value()) return absl::ZeroDuration();
-  return *last_reconfigure + ReconfigureSpacing(nodes) - now;
-}
-
-absl::Duration ReconfigureWait(std::optional<absl::Time> written_at,
-                               absl::Duration propagation_delay, absl::Time now) {
-  if (!written_at.has_value()) return absl::ZeroDuration();
-  return *written_at + propagation_delay - now;
+absl::Duration WaitLeft(std::optional<absl::Time> since, absl::Duration delay, absl::Time now) {
+  if (!since.has_value()) return absl::ZeroDuration();
+  return *since + delay - now;
 }
 
 }  // namespace tidepool::cluster

@@ -41,14 +41,9 @@ std::optional<absl::Time> ConfigMapWrittenAt(absl::string_view config_map_json);
 // last. Under 170 nodes it is below 1 s.
 absl::Duration ReconfigureSpacing(int64_t nodes);
 
-// How long to wait still, given this replica's last reconfigure of the cluster (for
-// another config; none: nothing to wait for).
-absl::Duration ReconfigureSpacingWait(std::optional<absl::Time> last_reconfigure, int64_t nodes,
-                                      absl::Time now);
-
-// How long to wait still before reconfiguring for a ConfigMap written at `written_at`
-// (zero or less: now).
-absl::Duration ReconfigureWait(std::optional<absl::Time> written_at,
-                               absl::Duration propagation_delay, absl::Time now);
+// How long to wait still until `delay` has passed since `since` (zero or less: now; no
+// `since`: nothing to wait for). For the propagation delay from a ConfigMap's write time
+// and the spacing from this replica's last reconfigure of the cluster.
+absl::Duration WaitLeft(std::optional<absl::Time> since, absl::Duration delay, absl::Time now);
 
 }  // namespace tidepool::cluster

@@ -187,9 +187,9 @@ absl::StatusOr<k8s::ReconcileResult> ConfigStep::ReconfigureWhenPropagated(
     const v1::RenderResponse& rendered, ConfigOutcome& outcome) {
   const absl::Time now = clock_->Now();
   const absl::Duration wait =
-      std::max(ReconfigureWait(written_at, options_.propagation_delay, now),
-               ReconfigureSpacingWait(LastReconfigureForOther(cluster.key, outcome.rendered_hash),
-                                      rendered.nodes(), now));
+      std::max(WaitLeft(written_at, options_.propagation_delay, now),
+               WaitLeft(LastReconfigureForOther(cluster.key, outcome.rendered_hash),
+                        ReconfigureSpacing(rendered.nodes()), now));
   if (wait > absl::ZeroDuration()) return k8s::ReconcileResult{.requeue_after = wait};
   if (absl::Status reconfigured = ReconfigureOnce(cluster, outcome.rendered_hash, rendered.nodes());
       !reconfigured.ok()) {

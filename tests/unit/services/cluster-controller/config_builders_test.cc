@@ -50,10 +50,10 @@ TEST_CASE("the hash and the write time read back from the ConfigMap") {
 TEST_CASE("reconfigure waits out the propagation delay from the ConfigMap's write time") {
   const absl::Duration delay = absl::Seconds(5);
   // A new leader reading a ConfigMap its predecessor wrote 2 s ago waits 3 s more.
-  CHECK(ReconfigureWait(kWritten, delay, kWritten + absl::Seconds(2)) == absl::Seconds(3));
-  CHECK(ReconfigureWait(kWritten, delay, kWritten + absl::Seconds(6)) <= absl::ZeroDuration());
+  CHECK(WaitLeft(kWritten, delay, kWritten + absl::Seconds(2)) == absl::Seconds(3));
+  CHECK(WaitLeft(kWritten, delay, kWritten + absl::Seconds(6)) <= absl::ZeroDuration());
   // Written by a controller that kept no time: long propagated.
-  CHECK(ReconfigureWait(std::nullopt, delay, kWritten) == absl::ZeroDuration());
+  CHECK(WaitLeft(std::nullopt, delay, kWritten) == absl::ZeroDuration());
 }
 
 TEST_CASE("reconfigures of a large cluster are spaced by its size") {
@@ -62,10 +62,10 @@ TEST_CASE("reconfigures of a large cluster are spaced by its size") {
   CHECK(ReconfigureSpacing(10000) == absl::Seconds(60));  // the cap
   CHECK(ReconfigureSpacing(-1) == absl::ZeroDuration());
   // 10 s after the last reconfigure of a 5,000-node cluster: 20 s more.
-  CHECK(ReconfigureSpacingWait(kWritten, 5000, kWritten + absl::Seconds(10)) == absl::Seconds(20));
-  CHECK(ReconfigureSpacingWait(kWritten, 5000, kWritten + absl::Seconds(31)) <=
-        absl::ZeroDuration());
-  CHECK(ReconfigureSpacingWait(std::nullopt, 5000, kWritten) == absl::ZeroDuration());
+  const absl::Duration spacing = ReconfigureSpacing(5000);
+  CHECK(WaitLeft(kWritten, spacing, kWritten + absl::Seconds(10)) == absl::Seconds(20));
+  CHECK(WaitLeft(kWritten, spacing, kWritten + absl::Seconds(31)) <= absl::ZeroDuration());
+  CHECK(WaitLeft(std::nullopt, spacing, kWritten) == absl::ZeroDuration());
 }
 
 TEST_CASE("a pod's config-hash annotation patch") {
