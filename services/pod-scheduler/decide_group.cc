@@ -184,7 +184,9 @@ std::vector<Action> DecideGroup(const GroupInput& input, const ClusterView& clus
     }
   }
   if (primary == nullptr) {
-    // A member gone with its job ended: the rest go too (the job ended is theirs).
+    // A member gone with its job ended: the rest go too (the job ended is theirs). While
+    // the job is still listed active it is being cancelled (above): the rest wait for its
+    // end; their job is not missing.
     if (!members.ended.empty() && input.jobs_view_fresh) {
       for (const SlurmJob& job : input.jobs) {
         if (JobEnded(job)) {
@@ -192,6 +194,7 @@ std::vector<Action> DecideGroup(const GroupInput& input, const ClusterView& clus
           return actions;
         }
       }
+      if (std::any_of(input.jobs.begin(), input.jobs.end(), JobActive)) return actions;
     }
     Append(actions, WithoutJob(input, members, cluster));
     return actions;

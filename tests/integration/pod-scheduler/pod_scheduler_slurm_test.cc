@@ -411,8 +411,10 @@ TEST_CASE("pods become Slurm jobs, are bound where Slurm runs them and torn down
     // One member deleted: the job is cancelled and the others are deleted with it.
     RequireOk(ns.client().Delete(k8s::Pods(), ns.name(), "train-1").status());
     const bool cancelled = WaitUntil([&] { return FirstState(syncer.Job(id)) == "CANCELLED"; });
-    INFO(scheduler.Output());
-    CHECK(cancelled);
+    {
+      INFO(scheduler.Output());
+      CHECK(cancelled);
+    }
     const bool all_gone = WaitUntil([&] {
       for (const char* name : {"train-0", "train-2"}) {
         std::optional<std::string> pod = ns.Pod(name);
@@ -420,6 +422,7 @@ TEST_CASE("pods become Slurm jobs, are bound where Slurm runs them and torn down
       }
       return true;
     });
+    INFO(scheduler.Output());  // the log up to now: what was decided after the cancel
     CHECK(all_gone);
   }
 

@@ -163,6 +163,27 @@ TEST_CASE("a member deleted cancels the job; once it ended the other members go 
   REQUIRE(Kinds(actions) == std::vector<Kind>(2, Kind::kDeletePod));
 }
 
+TEST_CASE("members of a job being cancelled for a lost member wait for its end, not missing") {
+  std::vector<ScheduledPod> three = {Member("w-0"), Member("w-1"), Member("w-2")};
+  const std::string name = JobNameOf(three);
+  for (ScheduledPod& pod : three) pod.pod.annotations["tidepool.dev/slurm-job-id"] = "9";
+  three[0].pod.deleting = true;
+  // Listed RUNNING still (the cancel is under way): cancel again, delete no one yet.
+  std::vector<Action> actions =
+      DecideGroup(Input(three, {Job(9, name, "RUNNING", "n-[01-03]")}), Cluster());
+  REQUIRE(Kinds(actions) == std::vector<Kind>{Kind::kCancelJob});
+  actions = DecideGroup(Input(three, {Job(9, name, "CANCELLED", "n-[01-03]")}), Cluster());
+  REQUIRE(Kinds(actions) == std::vector<Kind>(2, Kind::kDeletePod));
+  for (const Action& action : actions) {
+    CHECK_FALSE(action.job_missing);
+    CHECK(absl::StrContains(action.message, "CANCELLED"));
+  }
+  // Gone from the view: the members' own job id says it is missing.
+  actions = DecideGroup(Input(three), Cluster());
+  REQUIRE(Kinds(actions) == std::vector<Kind>(2, Kind::kDeletePod));
+  CHECK(actions[0].job_missing);
+}
+
 TEST_CASE("a job of an earlier membership is cancelled") {
   std::vector<ScheduledPod> three = {Member("w-0"), Member("w-1"), Member("w-2")};
   std::vector<Action> actions =
