@@ -57,7 +57,6 @@ struct AgentOptions {
   std::string config_namespace;                   // empty: all namespaces
   std::string config_dir;                         // empty: a fresh temporary directory
   std::string gpu_placeholder_files;              // file name prefix; empty: none
-  bool reconfigure_slurmctld = true;  // false: the cluster-controller reconfigures Slurm
   bool cleanup_nodes = false;
   double api_qps = 50;  // burst: twice as many
   AgentTimings timings;

@@ -79,14 +79,13 @@ void AddGpuPlaceholders(const std::string& prefix, int count, ConfigFiles& files
 
 ConfigProjector::ConfigProjector(k8s::Informer& config_maps, SlurmTestenv& slurm, std::string dir,
                                  std::function<void()> on_applied, absl::Duration retry_interval,
-                                 GpuPlaceholders gpu_placeholders, SlurmTestenv::Reload reload)
+                                 GpuPlaceholders gpu_placeholders)
     : config_maps_(config_maps),
       slurm_(slurm),
       dir_(std::move(dir)),
       on_applied_(std::move(on_applied)),
       retry_interval_(retry_interval),
-      gpu_placeholders_(std::move(gpu_placeholders)),
-      reload_(reload) {}
+      gpu_placeholders_(std::move(gpu_placeholders)) {}
 
 void ConfigProjector::Start() {
   worker_ = std::make_unique<common::PeriodicWorker>(retry_interval_, [this] { ProjectOnce(); });
@@ -116,7 +115,7 @@ void ConfigProjector::ProjectOnce() {
   ConfigFiles files = config->files;
   AddGpuPlaceholders(gpu_placeholders_.prefix, gpu_placeholders_.count, files);
   absl::Status applied = WriteConfigDir(dir_, files);
-  if (applied.ok()) applied = slurm_.Reconfigure(dir_, reload_);
+  if (applied.ok()) applied = slurm_.Reconfigure(dir_);
   common::LogInfo("slurm_config_projected",
                   {{"config_map", config->source}, {"dir", dir_}, {"result", applied}});
   if (!applied.ok()) return;  // the next period tries again

@@ -4,8 +4,7 @@
 // projects a ConfigMap volume into slurmd pods: the data keys of the ConfigMap labelled
 // tidepool.dev/component=slurm-config (slurm.conf, gres.conf, topology.conf, …) become
 // files in a directory, and when their content changes the environment's reconfigure
-// applies them (new nodes get namespaces and addresses; slurmctld reads the config unless
-// the agent leaves that to Tidepool's cluster-controller, as with pods).
+// applies them (new nodes get namespaces and addresses, slurmctld reads the config).
 // slurmd of new nodes is started by the pod controller once their pods exist.
 
 #include <functional>
@@ -56,8 +55,7 @@ class ConfigProjector {
   // outlive the projector.
   ConfigProjector(k8s::Informer& config_maps, SlurmTestenv& slurm, std::string dir,
                   std::function<void()> on_applied, absl::Duration retry_interval,
-                  GpuPlaceholders gpu_placeholders = {},
-                  SlurmTestenv::Reload reload = SlurmTestenv::Reload::kScontrolReconfigure);
+                  GpuPlaceholders gpu_placeholders = {});
   ~ConfigProjector() { Stop(); }
 
   void Start();
@@ -72,7 +70,6 @@ class ConfigProjector {
   const std::function<void()> on_applied_;
   const absl::Duration retry_interval_;
   const GpuPlaceholders gpu_placeholders_;
-  const SlurmTestenv::Reload reload_;
   std::optional<ConfigFiles> applied_;  // only the worker thread touches it
   std::unique_ptr<common::PeriodicWorker> worker_;
 };

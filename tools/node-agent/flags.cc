@@ -34,10 +34,6 @@ ABSL_FLAG(std::string, gpu_placeholder_files, "",
           "at <config dir in Slurm>/<this>); empty: none");
 ABSL_FLAG(std::string, config_dir, "",
           "Where the projected configuration is written; empty: a new directory in /tmp");
-ABSL_FLAG(bool, reconfigure_slurmctld, true,
-          "Make slurmctld read each projected configuration (scontrol reconfigure); false "
-          "when Tidepool's cluster-controller runs and reconfigures Slurm itself, as it does "
-          "with pods");
 ABSL_FLAG(bool, cleanup_nodes, false, "Delete the Nodes (and their Leases) on shutdown");
 ABSL_FLAG(absl::Duration, lease_interval, absl::Seconds(10), "Node Lease renewal period");
 ABSL_FLAG(absl::Duration, heartbeat_interval, absl::Seconds(30),
@@ -135,7 +131,6 @@ absl::StatusOr<AgentOptions> ReadAgentFlags() {
   if (options.slurm_run_dir.empty()) options.slurm_run_dir = DefaultSlurmRunDir();
   options.config_namespace = absl::GetFlag(FLAGS_config_namespace);
   options.config_dir = absl::GetFlag(FLAGS_config_dir);
-  options.reconfigure_slurmctld = absl::GetFlag(FLAGS_reconfigure_slurmctld);
   options.gpu_placeholder_files = absl::GetFlag(FLAGS_gpu_placeholder_files);
   if (options.gpu_placeholder_files.find('/') != std::string::npos) {
     return FlagError("gpu_placeholder_files", "is a file name prefix, not a path");

@@ -75,9 +75,7 @@ absl::Status StartProjection(k8s::Client& client, const AgentOptions& options, P
   slurm.projector = std::make_unique<ConfigProjector>(
       *slurm.config_maps, *slurm.env, slurm.config_dir, [&pods] { pods.EnqueueSlurmdPods(); },
       options.timings.resync_interval,
-      GpuPlaceholders{.prefix = options.gpu_placeholder_files, .count = options.node.gpu_count},
-      options.reconfigure_slurmctld ? SlurmTestenv::Reload::kScontrolReconfigure
-                                    : SlurmTestenv::Reload::kLeaveToOthers);
+      GpuPlaceholders{.prefix = options.gpu_placeholder_files, .count = options.node.gpu_count});
   slurm.projector->Start();
   return absl::OkStatus();
 }

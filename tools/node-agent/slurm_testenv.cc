@@ -152,10 +152,8 @@ absl::Status SlurmTestenv::StopSlurmd(const std::string& node) {
   return SlurmdRunning(node) ? KillSlurmd(node) : absl::OkStatus();
 }
 
-absl::Status SlurmTestenv::Reconfigure(const std::string& config_dir, Reload reload) {
-  std::vector<std::string> args = {"--config-dir", config_dir, "--no-start"};
-  if (reload == Reload::kLeaveToOthers) args.push_back("--no-scontrol");
-  return RunScript("reconfigure", args, absl::Seconds(180));
+absl::Status SlurmTestenv::Reconfigure(const std::string& config_dir) {
+  return RunScript("reconfigure", {"--config-dir", config_dir, "--no-start"}, absl::Seconds(180));
 }
 
 absl::Status SlurmTestenv::RunScript(const std::string& script,

@@ -50,16 +50,9 @@ class SlurmTestenv {
   absl::Status StopSlurmd(const std::string& node);
   // At once, as a crash: KILL.
   absl::Status KillSlurmd(const std::string& node);
-  // Whether applying a configuration makes slurmctld read it (scontrol reconfigure), or
-  // leaves that to whoever reconfigures Slurm (Tidepool's cluster-controller, after its
-  // propagation delay and spaced by the cluster's size: reconfiguring on every change too
-  // doubled the reconfigures, unspaced, and slurmctld died in them at 6,000 nodes).
-  enum class Reload { kScontrolReconfigure, kLeaveToOthers };
-  // reconfigure --config-dir DIR --no-start [--no-scontrol]: new nodes get namespaces and
-  // addresses, slurmctld reads the config again (kScontrolReconfigure); slurmd of removed
-  // nodes stop.
-  absl::Status Reconfigure(const std::string& config_dir,
-                           Reload reload = Reload::kScontrolReconfigure);
+  // reconfigure --config-dir DIR --no-start: new nodes get namespaces and addresses,
+  // slurmctld reads the config again; slurmd of removed nodes stop.
+  absl::Status Reconfigure(const std::string& config_dir);
 
  private:
   absl::Status RunScript(const std::string& script, const std::vector<std::string>& args,
