@@ -159,6 +159,29 @@ std::vector<Action> WithJob(const GroupInput& input, const Members& members, con
   return actions;
 }
 
+bool AnnotatedOnAny(const Members& members, uint32_t job_id) {
+  return std::any_of(members.live.begin(), members.live.end(), [&](const ScheduledPod* member) {
+    return AnnotatedJobId(member->pod) == job_id;
+  });
+}
+
+// The group lost a member (deleted or finished, or gone from the cache already, which
+// shows only as the live members' job not being theirs any more): its job is cancelled
+// (DecideGroup) and the rest go with it once it ended. While it is still listed active
+// they wait; their job is not missing. nullopt: no such job, decide without one.
+std::optional<std::vector<Action>> AfterLostMember(const GroupInput& input,
+                                                   const Members& members) {
+  std::vector<const SlurmJob*> lost;
+  for (const SlurmJob& job : input.jobs) {
+    if (!members.ended.empty() || AnnotatedOnAny(members, job.job_id())) lost.push_back(&job);
+  }
+  for (const SlurmJob* job : lost) {
+    if (JobEnded(*job)) return DeleteAll(members, DeleteForEndedJob(*job));
+  }
+  if (!lost.empty()) return std::vector<Action>{};  // every one still active
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<Action> DecideGroup(const GroupInput& input, const ClusterView& cluster) {
@@ -184,17 +207,11 @@ std::vector<Action> DecideGroup(const GroupInput& input, const ClusterView& clus
     }
   }
   if (primary == nullptr) {
-    // A member gone with its job ended: the rest go too (the job ended is theirs). While
-    // the job is still listed active it is being cancelled (above): the rest wait for its
-    // end; their job is not missing.
-    if (!members.ended.empty() && input.jobs_view_fresh) {
-      for (const SlurmJob& job : input.jobs) {
-        if (JobEnded(job)) {
-          Append(actions, DeleteAll(members, DeleteForEndedJob(job)));
-          return actions;
-        }
+    if (input.jobs_view_fresh) {
+      if (std::optional<std::vector<Action>> after = AfterLostMember(input, members)) {
+        Append(actions, *std::move(after));
+        return actions;
       }
-      if (std::any_of(input.jobs.begin(), input.jobs.end(), JobActive)) return actions;
     }
     Append(actions, WithoutJob(input, members, cluster));
     return actions;

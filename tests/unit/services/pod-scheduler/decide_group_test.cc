@@ -184,6 +184,22 @@ TEST_CASE("members of a job being cancelled for a lost member wait for its end, 
   CHECK(actions[0].job_missing);
 }
 
+TEST_CASE("members of a lost member's job wait for its end after that member left the cache") {
+  std::vector<ScheduledPod> three = {Member("w-0"), Member("w-1"), Member("w-2")};
+  const std::string name = JobNameOf(three);
+  for (ScheduledPod& pod : three) pod.pod.annotations["tidepool.dev/slurm-job-id"] = "9";
+  const std::vector<ScheduledPod> two = {three[0], three[2]};
+  std::vector<Action> actions =
+      DecideGroup(Input(two, {Job(9, name, "RUNNING", "n-[01-03]")}), Cluster());
+  REQUIRE(Kinds(actions) == std::vector<Kind>{Kind::kCancelJob});
+  actions = DecideGroup(Input(two, {Job(9, name, "CANCELLED", "n-[01-03]")}), Cluster());
+  REQUIRE(Kinds(actions) == std::vector<Kind>(2, Kind::kDeletePod));
+  for (const Action& action : actions) {
+    CHECK_FALSE(action.job_missing);
+    CHECK(absl::StrContains(action.message, "CANCELLED"));
+  }
+}
+
 TEST_CASE("a job of an earlier membership is cancelled") {
   std::vector<ScheduledPod> three = {Member("w-0"), Member("w-1"), Member("w-2")};
   std::vector<Action> actions =
