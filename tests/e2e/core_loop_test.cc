@@ -120,6 +120,16 @@ class System {
     return r.ok() && r->exit_code == 0 ? r->output : "";
   }
   const SlurmEnv& slurm() const { return slurm_; }
+  // The last `lines` lines a component's current process logged: what it did before a
+  // check failed.
+  std::string LogTail(const std::string& name, size_t lines = 60) {
+    const Component& c = Find(name);
+    if (!c.process) return "";
+    const std::vector<absl::string_view> all =
+        absl::StrSplit(c.process->Output(), '\n', absl::SkipEmpty());
+    const size_t from = all.size() > lines ? all.size() - lines : 0;
+    return absl::StrJoin(all.begin() + from, all.end(), "\n");
+  }
   // "name=uid ..." of the slurmd pods: equal before and after means none was replaced.
   std::string Pods() {
     return Json({"-n", "hpc", "get", "pods"},
@@ -319,6 +329,14 @@ TEST_CASE("the sample cluster reaches sinfo with every node idle and its NodeSet
   for (const char* name : {"gpu-a-01", "gpu-a-02", "gpu-b-01", "gpu-b-02"}) {
     CHECK(absl::StrContains(nodes, absl::StrCat(name, " idle")));
   }
+  // Ready is False while a changed configuration propagates (an earlier test case may
+  // have changed it a moment ago), so it is waited for, not read once. Until then
+  // slurmctld may be restarting for a reconfigure, and its nodes' states reach Kubernetes
+  // only after it answers again.
+  CHECK(Eventually([&] {
+          return s.Json({"get", "slurmcluster", "-n", "hpc", "local"},
+                        "{.status.conditions[?(@.type==\"Ready\")].status}") == "True";
+        }).has_value());
   std::string slurm_idle;
   const std::optional<absl::Duration> followed = Eventually(
       [&] {
@@ -327,13 +345,12 @@ TEST_CASE("the sample cluster reaches sinfo with every node idle and its NodeSet
       },
       kSlurmToKubernetesTarget + kKubectlSlack);
   INFO("h100-a status.slurmIdle: " << slurm_idle);
-  CHECK(followed.has_value());
-  // Ready is False while a changed configuration propagates (an earlier test case may
-  // have changed it a moment ago), so it is waited for, not read once.
-  CHECK(Eventually([&] {
-          return s.Json({"get", "slurmcluster", "-n", "hpc", "local"},
-                        "{.status.conditions[?(@.type==\"Ready\")].status}") == "True";
-        }).has_value());
+  if (!followed.has_value()) {
+    INFO("nodeset-controller:\n" << s.LogTail("nodeset-controller"));
+    INFO("slurm-syncer:\n" << s.LogTail("slurm-syncer"));
+    INFO("NodeSet h100-a: " << s.Json({"get", "nodesets", "-n", "hpc", "h100-a"}, "{.status}"));
+    CHECK(followed.has_value());
+  }
   const std::string gres = s.Slurm({"scontrol", "show", "node", "gpu-a-01"});
   CHECK(absl::StrContains(gres, "Gres=gpu:h100:8"));
 }
