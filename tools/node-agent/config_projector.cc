@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
 #include "common/log.h"
 #include "k8s/object_json.h"
 
@@ -79,12 +80,14 @@ void AddGpuPlaceholders(const std::string& prefix, int count, ConfigFiles& files
 
 ConfigProjector::ConfigProjector(k8s::Informer& config_maps, SlurmTestenv& slurm, std::string dir,
                                  std::function<void()> on_applied, absl::Duration retry_interval,
+                                 absl::Duration reconfigure_spacing,
                                  GpuPlaceholders gpu_placeholders)
     : config_maps_(config_maps),
       slurm_(slurm),
       dir_(std::move(dir)),
       on_applied_(std::move(on_applied)),
       retry_interval_(retry_interval),
+      reconfigure_spacing_(reconfigure_spacing),
       gpu_placeholders_(std::move(gpu_placeholders)) {}
 
 void ConfigProjector::Start() {
@@ -108,6 +111,10 @@ void ConfigProjector::ProjectOnce() {
   std::optional<ProjectedConfig> config = ChooseConfig(config_maps_.List(), ignored);
   // No ConfigMap (or it went away): Slurm keeps what it runs, as a pod keeps its files.
   if (!config || config->files == applied_) return;
+  const absl::Time now = absl::Now();
+  if (last_reconfigure_.has_value() && now - *last_reconfigure_ < reconfigure_spacing_) {
+    return;  // a later period applies whatever is latest then
+  }
   if (!ignored.empty()) {
     common::LogWarn("slurm_config_ignored",
                     {{"used", config->source}, {"ignored", absl::StrJoin(ignored, ",")}});
@@ -115,7 +122,10 @@ void ConfigProjector::ProjectOnce() {
   ConfigFiles files = config->files;
   AddGpuPlaceholders(gpu_placeholders_.prefix, gpu_placeholders_.count, files);
   absl::Status applied = WriteConfigDir(dir_, files);
-  if (applied.ok()) applied = slurm_.Reconfigure(dir_);
+  if (applied.ok()) {
+    last_reconfigure_ = now;
+    applied = slurm_.Reconfigure(dir_);
+  }
   common::LogInfo("slurm_config_projected",
                   {{"config_map", config->source}, {"dir", dir_}, {"result", applied}});
   if (!applied.ok()) return;  // the next period tries again

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "common/periodic_worker.h"
 #include "k8s/informer.h"
 #include "slurm_testenv.h"
@@ -51,11 +52,12 @@ struct GpuPlaceholders {
 
 class ConfigProjector {
  public:
-  // `on_applied` runs after each successful reconfigure. The informer and environment
-  // outlive the projector.
+  // `on_applied` runs after each successful reconfigure. A changed config is applied at
+  // most once per `reconfigure_spacing` (the latest one then). The informer and
+  // environment outlive the projector.
   ConfigProjector(k8s::Informer& config_maps, SlurmTestenv& slurm, std::string dir,
                   std::function<void()> on_applied, absl::Duration retry_interval,
-                  GpuPlaceholders gpu_placeholders = {});
+                  absl::Duration reconfigure_spacing, GpuPlaceholders gpu_placeholders = {});
   ~ConfigProjector() { Stop(); }
 
   void Start();
@@ -69,8 +71,11 @@ class ConfigProjector {
   const std::string dir_;
   const std::function<void()> on_applied_;
   const absl::Duration retry_interval_;
+  const absl::Duration reconfigure_spacing_;
   const GpuPlaceholders gpu_placeholders_;
-  std::optional<ConfigFiles> applied_;  // only the worker thread touches it
+  // Only the worker thread touches these.
+  std::optional<ConfigFiles> applied_;
+  std::optional<absl::Time> last_reconfigure_;
   std::unique_ptr<common::PeriodicWorker> worker_;
 };
 

@@ -143,7 +143,8 @@ absl::StatusOr<AgentOptions> ReadAgentFlags() {
   options.timings = {.lease_interval = absl::GetFlag(FLAGS_lease_interval),
                      .heartbeat_interval = absl::GetFlag(FLAGS_heartbeat_interval),
                      .resync_interval = absl::GetFlag(FLAGS_resync_interval),
-                     .slurmd_stop_grace = absl::GetFlag(FLAGS_slurmd_stop_grace)};
+                     .slurmd_stop_grace = absl::GetFlag(FLAGS_slurmd_stop_grace),
+                     .reconfigure_spacing = ReconfigureSpacingFor(options.node_count)};
   if (absl::Status durations = CheckDurations(options.timings); !durations.ok()) return durations;
   return options;
 }

@@ -74,7 +74,7 @@ absl::Status StartProjection(k8s::Client& client, const AgentOptions& options, P
   }
   slurm.projector = std::make_unique<ConfigProjector>(
       *slurm.config_maps, *slurm.env, slurm.config_dir, [&pods] { pods.EnqueueSlurmdPods(); },
-      options.timings.resync_interval,
+      options.timings.resync_interval, options.timings.reconfigure_spacing,
       GpuPlaceholders{.prefix = options.gpu_placeholder_files, .count = options.node.gpu_count});
   slurm.projector->Start();
   return absl::OkStatus();
