@@ -48,6 +48,15 @@ struct CachedObject {
 };
 using CachedObjectPtr = std::shared_ptr<const CachedObject>;
 
+// The view of `object` as `View`, sharing the cache entry's ownership: it stays valid as
+// long as the caller holds it, after the cache replaced or dropped the entry too. Null
+// when there is no view of that type (or no object).
+template <typename View>
+std::shared_ptr<const View> SharedViewAs(const CachedObjectPtr& object) {
+  const View* view = object != nullptr ? object->ViewAs<View>() : nullptr;
+  return view != nullptr ? std::shared_ptr<const View>(object, view) : nullptr;
+}
+
 struct InformerHandlers {
   std::function<void(const CachedObjectPtr&)> on_add;
   std::function<void(const CachedObjectPtr& old_object, const CachedObjectPtr& new_object)>

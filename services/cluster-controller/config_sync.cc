@@ -55,18 +55,14 @@ ClusterObjects ConfigStep::Inputs(const k8s::CachedObject& cluster) {
        informers_.pods->ListByLabel(api::kClusterLabel, cluster.meta.name)) {
     if (o->meta.ns != cluster.meta.ns) continue;
     // The view the informer parsed when it stored the pod; the JSON only without one.
-    if (const api::PodView* view = o->ViewAs<api::PodView>()) {
-      // Shares the cached object's ownership, as node_view below.
-      objects.pods.push_back(std::shared_ptr<const api::PodView>(o, view));
+    if (std::shared_ptr<const api::PodView> view = k8s::SharedViewAs<api::PodView>(o)) {
+      objects.pods.push_back(std::move(view));
     } else {
       objects.pod_jsons.push_back(o->json);
     }
   }
   objects.node_view = [nodes = informers_.nodes](const std::string& name) {
-    k8s::CachedObjectPtr node = nodes->Get(name);
-    const api::NodeView* view = node != nullptr ? node->ViewAs<api::NodeView>() : nullptr;
-    // Shares the cached object's ownership: the view lives as long as the entry it is in.
-    return view != nullptr ? std::shared_ptr<const api::NodeView>(node, view) : nullptr;
+    return k8s::SharedViewAs<api::NodeView>(nodes->Get(name));
   };
   objects.node_json = [nodes = informers_.nodes](const std::string& name) {
     k8s::CachedObjectPtr node = nodes->Get(name);

@@ -147,9 +147,7 @@ absl::StatusOr<RenderInputs> BuildRenderInputs(const ClusterObjects& objects,
   }
   std::vector<const api::PodView*> pods;
   pods.reserve(objects.pods.size() + parsed.size());
-  for (const auto& pod : objects.pods) {
-    if (pod != nullptr) pods.push_back(pod.get());
-  }
+  for (const auto& pod : objects.pods) pods.push_back(pod.get());
   for (const api::PodView& pod : parsed) pods.push_back(&pod);
   std::sort(pods.begin(), pods.end(), [](const api::PodView* a, const api::PodView* b) {
     return a->slurm_node < b->slurm_node;

@@ -37,12 +37,11 @@ absl::StatusOr<ObservedPod> ObservePod(absl::string_view pod_json) {
 std::optional<ObservedPod> ObserveControlledPod(const k8s::CachedObject& pod,
                                                 absl::string_view owner_uid) {
   if (owner_uid.empty()) return std::nullopt;
-  if (const api::PodView* view = pod.ViewAs<api::PodView>()) {
-    if (view->controller_uid != owner_uid) return std::nullopt;
-    return ObservePod(*view);
-  }
-  if (!k8s::IsControlledByUid(pod.json, owner_uid)) return std::nullopt;
-  absl::StatusOr<ObservedPod> observed = ObservePod(pod.json);
+  const api::PodView* view = pod.ViewAs<api::PodView>();
+  const bool controlled = view != nullptr ? view->controller_uid == owner_uid
+                                          : k8s::IsControlledByUid(pod.json, owner_uid);
+  if (!controlled) return std::nullopt;
+  absl::StatusOr<ObservedPod> observed = ObservePod(pod);
   if (!observed.ok()) return std::nullopt;
   return *std::move(observed);
 }

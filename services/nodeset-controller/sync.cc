@@ -171,9 +171,9 @@ class NodeSetSync {
       if (object->meta.deleting) continue;
       // The model its informer read when it stored the Node (parse_view), shared with the
       // cache entry; read here only for a Node cached without it.
-      const api::NodeView* view = object->ViewAs<api::NodeView>();
+      std::shared_ptr<const api::NodeView> view = k8s::SharedViewAs<api::NodeView>(object);
       if (view != nullptr && view->info.ok()) {
-        nodes.push_back(SharedNodeInfo(object, &*view->info));
+        nodes.push_back(SharedNodeInfo(view, &*view->info));
         continue;
       }
       absl::StatusOr<tidepool::v1::NodeInfo> node = api::NodeInfoOf(*object);
