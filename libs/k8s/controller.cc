@@ -60,6 +60,11 @@ void Controller::Enqueue(const std::string& key) {
   if (queue_ != nullptr) queue_->Add(key);
 }
 
+void Controller::EnqueueUrgent(const std::string& key) {
+  absl::MutexLock lock(&mutex_);
+  if (queue_ != nullptr) queue_->AddUrgent(key);
+}
+
 void Controller::EnqueueAfter(const std::string& key, absl::Duration delay) {
   absl::MutexLock lock(&mutex_);
   if (queue_ != nullptr) queue_->AddAfter(key, delay);

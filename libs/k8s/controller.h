@@ -80,6 +80,8 @@ class Controller {
 
   // While stopped these do nothing: the next Start looks at every key anyway.
   void Enqueue(const std::string& key);
+  // Ahead of every key enqueued otherwise (WorkQueue::AddUrgent).
+  void EnqueueUrgent(const std::string& key);
   void EnqueueAfter(const std::string& key, absl::Duration delay);
   void EnqueueAll();
 

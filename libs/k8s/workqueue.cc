@@ -23,6 +23,22 @@ void WorkQueue::Add(const std::string& key) {
   AddLocked(key);
 }
 
+void WorkQueue::AddUrgent(const std::string& key) {
+  absl::MutexLock lock(&mutex_);
+  if (shutting_down_ || urgent_.count(key) != 0) return;
+  urgent_.insert(key);
+  const bool queued = dirty_.count(key) != 0 && processing_.count(key) == 0;
+  dirty_.insert(key);
+  if (processing_.count(key) != 0) return;  // queued ahead on Done
+  if (queued) {
+    auto it = std::find(queue_.begin(), queue_.end(), key);
+    if (it != queue_.end()) queue_.erase(it);
+  }
+  urgent_queue_.push_back(key);
+}
+
+bool WorkQueue::EmptyLocked() const { return queue_.empty() && urgent_queue_.empty(); }
+
 void WorkQueue::AddAfter(const std::string& key, absl::Duration delay) {
   absl::MutexLock lock(&mutex_);
   if (shutting_down_) return;
@@ -82,11 +98,13 @@ void WorkQueue::PromoteDueLocked() {
 }
 
 std::optional<std::string> WorkQueue::PopLocked() {
-  if (queue_.empty()) return std::nullopt;
-  std::string key = std::move(queue_.front());
-  queue_.pop_front();
+  std::deque<std::string>& from = urgent_queue_.empty() ? queue_ : urgent_queue_;
+  if (from.empty()) return std::nullopt;
+  std::string key = std::move(from.front());
+  from.pop_front();
   processing_.insert(key);
   dirty_.erase(key);
+  urgent_.erase(key);
   return key;
 }
 
@@ -100,7 +118,7 @@ std::optional<std::string> WorkQueue::Get() {
   absl::MutexLock lock(&mutex_);
   while (true) {
     PromoteDueLocked();
-    if (!queue_.empty()) return PopLocked();
+    if (!EmptyLocked()) return PopLocked();
     if (shutting_down_) return std::nullopt;
     // Wait for an Add, or until the next delayed key is due (re-checked at least every
     // 100 ms of real time, so a clock that is not the real one is followed too).
@@ -109,7 +127,7 @@ std::optional<std::string> WorkQueue::Get() {
       wait = std::clamp(std::get<0>(*waiting_.begin()) - clock_->Now(), absl::ZeroDuration(), wait);
     }
     auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
-      return !queue_.empty() || shutting_down_;
+      return !EmptyLocked() || shutting_down_;
     };
     mutex_.AwaitWithTimeout(absl::Condition(&ready), wait);
   }
@@ -118,7 +136,8 @@ std::optional<std::string> WorkQueue::Get() {
 void WorkQueue::Done(const std::string& key) {
   absl::MutexLock lock(&mutex_);
   processing_.erase(key);
-  if (dirty_.count(key) != 0) queue_.push_back(key);
+  if (dirty_.count(key) == 0) return;
+  (urgent_.count(key) != 0 ? urgent_queue_ : queue_).push_back(key);
 }
 
 void WorkQueue::ShutDown() {
@@ -134,7 +153,7 @@ bool WorkQueue::shutting_down() {
 size_t WorkQueue::Len() {
   absl::MutexLock lock(&mutex_);
   PromoteDueLocked();
-  return queue_.size();
+  return queue_.size() + urgent_queue_.size();
 }
 
 }  // namespace tidepool::k8s

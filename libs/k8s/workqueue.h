@@ -4,7 +4,9 @@
 // most once however often it is added; a key being processed is not handed out again
 // until Done, and if it was added meanwhile it is queued again then. Retries are delayed
 // per key with exponential backoff (base * 2^failures, capped) and, over all keys, by a
-// token bucket. Time comes from an injected clock. Thread-safe.
+// token bucket. Keys added as urgent are handed out before every key added otherwise,
+// so a change that must not wait (a drain) does not queue behind a bulk of routine ones.
+// Time comes from an injected clock. Thread-safe.
 
 #include <cstdint>
 #include <deque>
@@ -35,6 +37,9 @@ class WorkQueue {
   explicit WorkQueue(common::Clock* clock, WorkQueueOptions options = {});
 
   void Add(const std::string& key);
+  // As Add, ahead of every key not added as urgent (first come, first out among urgent
+  // ones). A key already queued moves ahead; one being processed is queued ahead on Done.
+  void AddUrgent(const std::string& key);
   // Adds `key` once `delay` has passed on the clock (at once if not positive).
   void AddAfter(const std::string& key, absl::Duration delay);
   // Adds `key` after its backoff: the larger of the per-key exponential delay and the
@@ -55,10 +60,11 @@ class WorkQueue {
   // Add does nothing afterwards; Get hands out what is queued, then nullopt.
   void ShutDown();
   bool shutting_down();
-  size_t Len();  // keys ready to be handed out
+  size_t Len();  // keys ready to be handed out, urgent ones included
 
  private:
   void AddLocked(const std::string& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  bool EmptyLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void PromoteDueLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   std::optional<std::string> PopLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
@@ -67,8 +73,10 @@ class WorkQueue {
   TokenBucketRateLimiter bucket_;
   absl::Mutex mutex_;
   std::deque<std::string> queue_ ABSL_GUARDED_BY(mutex_);
-  std::set<std::string> dirty_ ABSL_GUARDED_BY(mutex_);       // queued or to requeue
-  std::set<std::string> processing_ ABSL_GUARDED_BY(mutex_);  // handed out, not Done
+  std::deque<std::string> urgent_queue_ ABSL_GUARDED_BY(mutex_);  // handed out first
+  std::set<std::string> urgent_ ABSL_GUARDED_BY(mutex_);          // dirty keys that go urgent
+  std::set<std::string> dirty_ ABSL_GUARDED_BY(mutex_);           // queued or to requeue
+  std::set<std::string> processing_ ABSL_GUARDED_BY(mutex_);      // handed out, not Done
   std::map<std::string, int> failures_ ABSL_GUARDED_BY(mutex_);
   // Delayed keys: due time, sequence (FIFO among equal times), key.
   std::set<std::tuple<absl::Time, uint64_t, std::string>> waiting_ ABSL_GUARDED_BY(mutex_);

@@ -1,7 +1,9 @@
 #include "k8s/workqueue.h"
 
 #include <catch2/catch_test_macros.hpp>
+#include <string>
 #include <thread>
+#include <vector>
 
 namespace tidepool::k8s {
 namespace {
@@ -30,6 +32,37 @@ TEST_CASE("a key added while processed is handed out again only after Done") {
   CHECK(queue.TryGet() == "a");
   queue.Done("a");
   CHECK(queue.TryGet() == std::nullopt);
+}
+
+TEST_CASE("urgent keys are handed out before the others, first come first out") {
+  common::FakeClock clock;
+  WorkQueue queue(&clock);
+  for (const char* key : {"a", "b", "c", "d"}) queue.Add(key);
+  queue.AddUrgent("x");
+  queue.AddUrgent("c");  // queued already: moves ahead, once
+  queue.AddUrgent("x");
+  queue.Add("x");
+  CHECK(queue.Len() == 5);
+  std::vector<std::string> order;
+  while (std::optional<std::string> key = queue.TryGet()) order.push_back(*key);
+  CHECK(order == std::vector<std::string>{"x", "c", "a", "b", "d"});
+}
+
+TEST_CASE("a key made urgent while processed is handed out first after Done") {
+  common::FakeClock clock;
+  WorkQueue queue(&clock);
+  queue.Add("a");
+  REQUIRE(queue.TryGet() == "a");
+  queue.Add("b");
+  queue.AddUrgent("a");
+  CHECK(queue.TryGet() == "b");  // not twice at once
+  queue.Done("a");
+  queue.Add("c");
+  CHECK(queue.TryGet() == "a");
+  queue.Done("a");
+  queue.Add("a");  // routine again: behind c
+  CHECK(queue.TryGet() == "c");
+  CHECK(queue.TryGet() == "a");
 }
 
 TEST_CASE("AddAfter waits on the injected clock; the earliest due time wins") {
