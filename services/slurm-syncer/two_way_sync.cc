@@ -1,5 +1,7 @@
 #include "two_way_sync.h"
 
+#include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -16,6 +18,7 @@
 #include "tidepool/pod_view.h"
 #include "tidepool/resource_types.h"
 #include "tidepool/resources.h"
+#include "urgency.h"
 
 namespace tidepool::syncer {
 namespace {
@@ -175,8 +178,13 @@ bool TwoWaySync::Synced() {
 }
 
 // Events come also while another replica leads: the controllers drop them then.
-void TwoWaySync::Enqueue(const std::string& slurm_node) {
+void TwoWaySync::Enqueue(const std::string& slurm_node, bool urgent) {
   if (slurm_node.empty()) return;
+  if (urgent) {
+    to_slurm_.EnqueueUrgent(slurm_node);
+    to_kubernetes_.EnqueueUrgent(slurm_node);
+    return;
+  }
   to_slurm_.Enqueue(slurm_node);
   to_kubernetes_.Enqueue(slurm_node);
 }
@@ -191,7 +199,7 @@ void TwoWaySync::EnqueueAll() {
 }
 
 void TwoWaySync::WatchPods() {
-  auto on_pod = [this](const k8s::CachedObjectPtr& object, bool gone) {
+  auto on_pod = [this](const k8s::CachedObjectPtr& object, bool gone, bool urgent) {
     absl::StatusOr<PodObservation> pod = ObservePod(*object);
     if (!pod.ok() || !OwnedByClusterNodeSet(*pod)) return;
     {
@@ -203,31 +211,40 @@ void TwoWaySync::WatchPods() {
         slurm_node_on_[pod->node_name] = pod->slurm_node;
       }
     }
-    Enqueue(pod->slurm_node);
+    Enqueue(pod->slurm_node, urgent);
   };
   pods_.AddHandlers({
-      .on_add = [on_pod](const k8s::CachedObjectPtr& o) { on_pod(o, false); },
-      .on_update = [on_pod](const k8s::CachedObjectPtr&,
-                            const k8s::CachedObjectPtr& o) { on_pod(o, false); },
-      .on_delete = [on_pod](const k8s::CachedObjectPtr& o) { on_pod(o, true); },
+      .on_add = [on_pod](const k8s::CachedObjectPtr& o) { on_pod(o, false, false); },
+      .on_update =
+          [on_pod](const k8s::CachedObjectPtr& before, const k8s::CachedObjectPtr& after) {
+            absl::StatusOr<PodObservation> was = ObservePod(*before);
+            absl::StatusOr<PodObservation> is = ObservePod(*after);
+            on_pod(after, false, was.ok() && is.ok() && PodDrainInputsDiffer(*was, *is));
+          },
+      .on_delete = [on_pod](const k8s::CachedObjectPtr& o) { on_pod(o, true, false); },
   });
 }
 
 void TwoWaySync::WatchNodes() {
-  auto on_node = [this](const k8s::CachedObjectPtr& object) {
+  auto on_node = [this](const k8s::CachedObjectPtr& object, bool urgent) {
     std::string slurm_node;
     {
       absl::MutexLock lock(&mutex_);
       auto it = slurm_node_on_.find(object->meta.name);
       if (it != slurm_node_on_.end()) slurm_node = it->second;
     }
-    Enqueue(slurm_node);
+    Enqueue(slurm_node, urgent);
   };
   nodes_.AddHandlers({
-      .on_add = on_node,
-      .on_update = [on_node](const k8s::CachedObjectPtr&,
-                             const k8s::CachedObjectPtr& o) { on_node(o); },
-      .on_delete = on_node,
+      .on_add = [on_node](const k8s::CachedObjectPtr& o) { on_node(o, false); },
+      .on_update =
+          [this, on_node](const k8s::CachedObjectPtr& before, const k8s::CachedObjectPtr& after) {
+            absl::StatusOr<NodeObservation> was = ObserveNode(*before);
+            absl::StatusOr<NodeObservation> is = ObserveNode(*after);
+            on_node(after, was.ok() && is.ok() &&
+                               NodeDrainInputsDiffer(*was, *is, options_.drain_conditions));
+          },
+      .on_delete = [on_node](const k8s::CachedObjectPtr& o) { on_node(o, false); },
   });
 }
 
@@ -278,12 +295,35 @@ bool TwoWaySync::OwnedByClusterNodeSet(const PodObservation& pod) {
   return it != node_set_namespaces_.end() && it->second == pod.ns;
 }
 
+namespace {
+
+// Records the change's drain mark; true when it differs from the one recorded before.
+bool DrainMarkChanged(const Change<slurm::rest::Node>& change,
+                      std::map<std::string, std::string>& marks) {
+  const std::string mark = change.type == Change<slurm::rest::Node>::Type::kDeleted
+                               ? std::string()
+                               : SlurmDrainMark(change.item);
+  auto it = marks.find(change.item.name);
+  const std::string& before = it == marks.end() ? std::string() : it->second;
+  if (mark == before) return false;
+  if (mark.empty()) {
+    marks.erase(it);
+  } else {
+    marks[change.item.name] = mark;
+  }
+  return true;
+}
+
+}  // namespace
+
 // Enqueues what the node feed reports changed; everything after an outage (the sync
 // stood still meanwhile) and every resync period.
 void TwoWaySync::FollowSlurm(std::stop_token stop) {
   std::shared_ptr<Subscription<slurm::rest::Node>> subscription = feed_.Subscribe();
   absl::Time next_resync = clock_->Now() + options_.resync_period;
   bool was_unavailable = false;
+  // Slurm node → SlurmDrainMark, for the drained ones: a change of mark is urgent.
+  std::map<std::string, std::string> drain_marks;
   while (!stop.stop_requested()) {
     if (clock_->Now() >= next_resync) {
       EnqueueAll();
@@ -304,7 +344,9 @@ void TwoWaySync::FollowSlurm(std::stop_token stop) {
       was_unavailable = false;
       EnqueueAll();
     }
-    for (const Change<slurm::rest::Node>& change : u.changes) Enqueue(change.item.name);
+    for (const Change<slurm::rest::Node>& change : u.changes) {
+      Enqueue(change.item.name, DrainMarkChanged(change, drain_marks));
+    }
   }
   subscription->Close();
 }
@@ -404,23 +446,28 @@ absl::Status TwoWaySync::SyncSlurmToKubernetes(const PodObservation& pod,
   const absl::Time now = clock_->Now();
   const k8s::ApplyOptions apply{.field_manager = options_.field_manager, .force = true};
   const k8s::WriteOptions write{.field_manager = options_.field_manager};
-  if (std::optional<std::string> patch = PodAnnotationPatch(pod, slurm); patch.has_value()) {
-    absl::StatusOr<std::string> r =
-        client_.MergePatch(k8s::Pods(), pod.ns, pod.name, *patch, write);
-    if (!r.ok() && !absl::IsNotFound(r.status())) return r.status();
-  }
+  // The conditions first: the readiness gate and the Node's drain conditions are what
+  // eviction and people act on; the annotations only describe.
   if (std::optional<std::string> body = PodConditionApply(pod, slurm, now); body.has_value()) {
     absl::StatusOr<std::string> r =
         client_.Apply(k8s::Pods(), pod.ns, pod.name, *body, apply, "status");
     if (!r.ok() && !absl::IsNotFound(r.status())) return r.status();
     LogEvictability(pod, slurm);
   }
-  if (node == nullptr) return absl::OkStatus();
-  if (std::optional<std::string> body = NodeConditionsApply(*node, slurm, now); body.has_value()) {
+  if (node != nullptr) {
+    if (std::optional<std::string> body = NodeConditionsApply(*node, slurm, now);
+        body.has_value()) {
+      absl::StatusOr<std::string> r =
+          client_.Apply(k8s::Nodes(), "", node->name, *body, apply, "status");
+      if (!r.ok() && !absl::IsNotFound(r.status())) return r.status();
+    }
+  }
+  if (std::optional<std::string> patch = PodAnnotationPatch(pod, slurm); patch.has_value()) {
     absl::StatusOr<std::string> r =
-        client_.Apply(k8s::Nodes(), "", node->name, *body, apply, "status");
+        client_.MergePatch(k8s::Pods(), pod.ns, pod.name, *patch, write);
     if (!r.ok() && !absl::IsNotFound(r.status())) return r.status();
   }
+  if (node == nullptr) return absl::OkStatus();
   if (std::optional<std::string> patch = NodeAnnotationPatch(*node, slurm); patch.has_value()) {
     absl::StatusOr<std::string> r = client_.MergePatch(k8s::Nodes(), "", node->name, *patch, write);
     if (!r.ok() && !absl::IsNotFound(r.status())) return r.status();

@@ -87,7 +87,8 @@ class TwoWaySync {
   };
   struct Observed;
   k8s::ControllerOptions RuntimeOptions(Direction direction);
-  void Enqueue(const std::string& slurm_node);
+  // Urgent: ahead of every routine key (urgency.h).
+  void Enqueue(const std::string& slurm_node, bool urgent = false);
   void EnqueueAll();
   void WatchPods();
   void WatchNodes();
