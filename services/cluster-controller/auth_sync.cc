@@ -36,6 +36,16 @@ absl::StatusOr<k8s::ReconcileResult> AuthStep::Sync(const ClusterContext& cluste
   std::vector<std::string> problems;
   for (const AuthKeyKind* kind : {&MungeKeyKind(), &JwtKeyKind()}) {
     absl::StatusOr<SecretVerdict> verdict = EnsureSecret(cluster, *spec, *kind);
+    if (absl::IsPermissionDenied(verdict.status())) {
+      // Secrets are granted only in the namespaces SlurmClusters are meant to live in.
+      outcome.error = absl::StrCat("cluster-controller may not read or create the Secrets of ",
+                                   spec->metadata().namespace_(),
+                                   " (add the namespace to the cluster-controller chart's "
+                                   "clusterNamespaces): ",
+                                   verdict.status().message());
+      cluster_outcome.report_error = true;
+      return verdict.status();  // retried
+    }
     if (!verdict.ok()) return verdict.status();  // retried
     if (verdict->usable) continue;
     Event(cluster, k8s::EventType::kWarning, api::kAuthSecretInvalidReason, verdict->problem);

@@ -43,6 +43,7 @@ std::vector<std::string> RequiredValues(const std::string& chart) {
     return {"--set", "slurmCluster=hpc/research"};
   }
   if (chart == "tidepool") return {"--set", "global.slurmCluster=hpc/research"};
+  if (chart == "cluster-controller") return {"--set", "clusterNamespaces={hpc}"};
   return {};
 }
 
@@ -80,6 +81,23 @@ YAML::Node ClusterRoleRules(const std::string& yaml_text) {
   return {};
 }
 
+// "name: rules" of every Role in `ns`, by name: what is granted in a SlurmCluster's
+// namespace only.
+std::string RolesIn(const std::string& yaml_text, const std::string& ns) {
+  std::map<std::string, std::string> roles;
+  for (const YAML::Node& document : YAML::LoadAll(yaml_text)) {
+    if (!document || !document["kind"] || document["kind"].as<std::string>() != "Role") continue;
+    const YAML::Node meta = document["metadata"];
+    if (!meta["namespace"] || meta["namespace"].as<std::string>() != ns) continue;
+    YAML::Emitter emitter;
+    emitter << document["rules"];
+    roles[meta["name"].as<std::string>()] = emitter.c_str();
+  }
+  std::string out;
+  for (const auto& [name, rules] : roles) absl::StrAppend(&out, name, ": ", rules, "\n");
+  return out;
+}
+
 std::string Emit(const YAML::Node& node) {
   YAML::Emitter emitter;
   emitter << node;
@@ -95,6 +113,10 @@ TEST_CASE("charts lint, render what the API server accepts, and match manifests/
         std::string(TIDEPOOL_MANIFESTS_DIR) + "/rbac/namespace.yaml"});
   Must({env->kubectl, "--kubeconfig", env->kubeconfig, "apply", "-f",
         std::string(TIDEPOOL_MANIFESTS_DIR) + "/crds"});
+  // The SlurmCluster's namespace, where the charts grant Secrets: it exists first.
+  REQUIRE(RunCommand({env->kubectl, "--kubeconfig", env->kubeconfig, "create", "namespace", "hpc"},
+                     absl::Minutes(1))
+              .ok());
   for (const char* service : kServices) {
     CAPTURE(service);
     const std::string chart = charts + "/" + service;
@@ -112,6 +134,20 @@ TEST_CASE("charts lint, render what the API server accepts, and match manifests/
     std::stringstream manifest_text;
     manifest_text << manifest.rdbuf();
     CHECK(Emit(ClusterRoleRules(rendered)) == Emit(ClusterRoleRules(manifest_text.str())));
+    CHECK(RolesIn(rendered, "hpc") == RolesIn(manifest_text.str(), "hpc"));
+  }
+  {
+    // Secrets only in the SlurmClusters' namespaces, which the chart must be told.
+    const std::string chart = charts + "/cluster-controller";
+    auto unset = RunCommand({helm, "template", "t", chart}, absl::Minutes(1));
+    REQUIRE(unset.ok());
+    CHECK(unset->exit_code != 0);
+    CHECK(absl::StrContains(unset->output, "set clusterNamespaces"));
+    const std::string two =
+        Must({helm, "template", "t", chart, "--set", "clusterNamespaces={hpc,lab}"}).output;
+    CHECK(absl::StrContains(RolesIn(two, "lab"), "tidepool-cluster-controller-secrets: "));
+    CHECK(RolesIn(two, "hpc") == RolesIn(two, "lab"));
+    CHECK(RolesIn(two, "elsewhere").empty());
   }
   const std::string umbrella = charts + "/tidepool";
   Must({helm, "dependency", "build", umbrella});
@@ -130,6 +166,9 @@ TEST_CASE("charts lint, render what the API server accepts, and match manifests/
   CHECK(
       absl::StrContains(rendered, "--renderer_address=config-renderer.tidepool-system.svc:50051"));
   CHECK(absl::StrContains(rendered, "--slurm_cluster=hpc/research"));
+  // The cluster-controller's Secrets and the syncer's reads in the cluster's namespace only.
+  CHECK(absl::StrContains(RolesIn(rendered, "hpc"), "tidepool-cluster-controller-secrets: "));
+  CHECK(absl::StrContains(RolesIn(rendered, "hpc"), "tidepool-slurm-syncer-cluster: "));
   CHECK(absl::StrContains(rendered, "--leader_election_namespace=tidepool-system"));
   CHECK(absl::StrContains(rendered, "kind: PodDisruptionBudget"));
   CHECK(absl::StrContains(rendered, "kind: NetworkPolicy"));

@@ -26,11 +26,12 @@ inline void PrepareManifests(const KubernetesEnv& env) {
   MustKubectl(env, {"wait", "--for", "condition=established", "--timeout=60s",
                     "crd/slurmclusters.tidepool.dev", "crd/nodesets.tidepool.dev"});
   MustKubectl(env, {"apply", "-f", kManifests + "/rbac/namespace.yaml"});
-  MustKubectl(env, {"apply", "-f", kManifests + "/rbac"});
+  // Before the RBAC: its Roles for a SlurmCluster's Secrets live in hpc.
   for (const char* ns : {"hpc", "elsewhere"}) {
     auto created = Kubectl(env, {"create", "namespace", ns});  // fails when it exists
     REQUIRE(created.ok());
   }
+  MustKubectl(env, {"apply", "-f", kManifests + "/rbac"});
 }
 
 }  // namespace tidepool::testing

@@ -22,6 +22,7 @@ namespace tidepool::testing {
 namespace {
 
 constexpr char kOwnNamespace[] = "tidepool-system";
+constexpr char kClusterNamespace[] = "hpc";
 
 // "resource[.group][/subresource]", as kubectl writes it.
 struct Resource {
@@ -91,11 +92,12 @@ std::vector<Resource> Resources() {
 const std::vector<std::string> kVerbs = {"get",    "list",  "watch",  "create",
                                          "update", "patch", "delete", "deletecollection"};
 // The service's own, a SlurmCluster's, and one where nothing of Tidepool lives.
-const std::vector<std::string> kNamespaces = {kOwnNamespace, "hpc", "elsewhere"};
+const std::vector<std::string> kNamespaces = {kOwnNamespace, kClusterNamespace, "elsewhere"};
 
 enum class Where {
-  kEverywhere,    // every namespace (the cluster's namespaces are not known in advance)
-  kOwnNamespace,  // tidepool-system only
+  kEverywhere,        // every namespace (the cluster's namespaces are not known in advance)
+  kOwnNamespace,      // tidepool-system only
+  kClusterNamespace,  // hpc only: where the sample SlurmCluster lives
 };
 
 struct Call {
@@ -127,6 +129,7 @@ bool Expected(const Cell& cell) {
     for (const std::string& v : call.verbs) verb |= v == cell.verb;
     if (!verb) continue;
     if (call.where == Where::kOwnNamespace && cell.ns != kOwnNamespace) continue;
+    if (call.where == Where::kClusterNamespace && cell.ns != kClusterNamespace) continue;
     return true;
   }
   return false;
@@ -273,9 +276,18 @@ const std::map<std::string, std::vector<Call>>& Calls() {
         {"nodes/status", {"patch"}, Where::kEverywhere, "two_way_sync.cc conditions (apply)"},
         {"nodesets.tidepool.dev", informer, Where::kEverywhere,
          "two_way_sync.cc: pods are synced by their controlling NodeSet"},
-        {"slurmclusters.tidepool.dev", {"get"}, Where::kEverywhere, "cluster_jwt_key.cc"},
-        {"secrets", {"get"}, Where::kEverywhere, "cluster_jwt_key.cc: the JWT key, by name"},
-        {"services", {"get"}, Where::kEverywhere, "cluster_ref.cc: slurmrestd's address"},
+        {"slurmclusters.tidepool.dev",
+         {"get"},
+         Where::kClusterNamespace,
+         "cluster_jwt_key.cc: --slurm_cluster"},
+        {"secrets",
+         {"get"},
+         Where::kClusterNamespace,
+         "cluster_jwt_key.cc: the JWT key of --slurm_cluster, by name"},
+        {"services",
+         {"get"},
+         Where::kClusterNamespace,
+         "cluster_ref.cc: slurmrestd's address of --slurm_cluster"},
         lease}},
       {"cluster-controller",
        {{"slurmclusters.tidepool.dev",
@@ -299,7 +311,7 @@ const std::map<std::string, std::vector<Call>>& Calls() {
          "informer; login_sync.cc get; server-side apply (patch, create when absent)"},
         {"secrets",
          {"get", "create"},
-         Where::kEverywhere,
+         Where::kClusterNamespace,
          "auth, accounting, login: read by name; generated_secret.cc creates"},
         {"services",
          {"list", "watch", "create", "patch", "delete"},
