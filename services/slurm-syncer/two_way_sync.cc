@@ -178,15 +178,18 @@ bool TwoWaySync::Synced() {
 }
 
 // Events come also while another replica leads: the controllers drop them then.
-void TwoWaySync::Enqueue(const std::string& slurm_node, bool urgent) {
+void TwoWaySync::Enqueue(const std::string& slurm_node, Urgency urgency) {
   if (slurm_node.empty()) return;
-  if (urgent) {
+  if (urgency.to_slurm) {
     to_slurm_.EnqueueUrgent(slurm_node);
-    to_kubernetes_.EnqueueUrgent(slurm_node);
-    return;
+  } else {
+    to_slurm_.Enqueue(slurm_node);
   }
-  to_slurm_.Enqueue(slurm_node);
-  to_kubernetes_.Enqueue(slurm_node);
+  if (urgency.to_kubernetes) {
+    to_kubernetes_.EnqueueUrgent(slurm_node);
+  } else {
+    to_kubernetes_.Enqueue(slurm_node);
+  }
 }
 
 const char* TwoWaySync::DirectionLabel(Direction direction) {
@@ -199,7 +202,7 @@ void TwoWaySync::EnqueueAll() {
 }
 
 void TwoWaySync::WatchPods() {
-  auto on_pod = [this](const k8s::CachedObjectPtr& object, bool gone, bool urgent) {
+  auto on_pod = [this](const k8s::CachedObjectPtr& object, bool gone, bool drain_input) {
     absl::StatusOr<PodObservation> pod = ObservePod(*object);
     if (!pod.ok() || !OwnedByClusterNodeSet(*pod)) return;
     {
@@ -211,7 +214,7 @@ void TwoWaySync::WatchPods() {
         slurm_node_on_[pod->node_name] = pod->slurm_node;
       }
     }
-    Enqueue(pod->slurm_node, urgent);
+    Enqueue(pod->slurm_node, {.to_slurm = drain_input});
   };
   pods_.AddHandlers({
       .on_add = [on_pod](const k8s::CachedObjectPtr& o) { on_pod(o, false, false); },
@@ -226,14 +229,14 @@ void TwoWaySync::WatchPods() {
 }
 
 void TwoWaySync::WatchNodes() {
-  auto on_node = [this](const k8s::CachedObjectPtr& object, bool urgent) {
+  auto on_node = [this](const k8s::CachedObjectPtr& object, bool drain_input) {
     std::string slurm_node;
     {
       absl::MutexLock lock(&mutex_);
       auto it = slurm_node_on_.find(object->meta.name);
       if (it != slurm_node_on_.end()) slurm_node = it->second;
     }
-    Enqueue(slurm_node, urgent);
+    Enqueue(slurm_node, {.to_slurm = drain_input});
   };
   nodes_.AddHandlers({
       .on_add = [on_node](const k8s::CachedObjectPtr& o) { on_node(o, false); },
@@ -297,12 +300,12 @@ bool TwoWaySync::OwnedByClusterNodeSet(const PodObservation& pod) {
 
 namespace {
 
-// Records the change's drain mark; true when it differs from the one recorded before.
+// Records the change's OutsideDrainMark; true when it differs from the one recorded before.
 bool DrainMarkChanged(const Change<slurm::rest::Node>& change,
                       std::map<std::string, std::string>& marks) {
   const std::string mark = change.type == Change<slurm::rest::Node>::Type::kDeleted
                                ? std::string()
-                               : SlurmDrainMark(change.item);
+                               : OutsideDrainMark(change.item);
   auto it = marks.find(change.item.name);
   const std::string& before = it == marks.end() ? std::string() : it->second;
   if (mark == before) return false;
@@ -322,7 +325,7 @@ void TwoWaySync::FollowSlurm(std::stop_token stop) {
   std::shared_ptr<Subscription<slurm::rest::Node>> subscription = feed_.Subscribe();
   absl::Time next_resync = clock_->Now() + options_.resync_period;
   bool was_unavailable = false;
-  // Slurm node → SlurmDrainMark, for the drained ones: a change of mark is urgent.
+  // Slurm node → OutsideDrainMark, for the nodes that have one: a change is urgent.
   std::map<std::string, std::string> drain_marks;
   while (!stop.stop_requested()) {
     if (clock_->Now() >= next_resync) {
@@ -345,7 +348,7 @@ void TwoWaySync::FollowSlurm(std::stop_token stop) {
       EnqueueAll();
     }
     for (const Change<slurm::rest::Node>& change : u.changes) {
-      Enqueue(change.item.name, DrainMarkChanged(change, drain_marks));
+      Enqueue(change.item.name, {.to_kubernetes = DrainMarkChanged(change, drain_marks)});
     }
   }
   subscription->Close();

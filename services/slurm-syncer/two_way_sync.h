@@ -37,6 +37,7 @@
 #include "node_poller.h"
 #include "prometheus/counter.h"
 #include "prometheus/registry.h"
+#include "urgency.h"
 
 namespace tidepool::syncer {
 
@@ -87,8 +88,8 @@ class TwoWaySync {
   };
   struct Observed;
   k8s::ControllerOptions RuntimeOptions(Direction direction);
-  // Urgent: ahead of every routine key (urgency.h).
-  void Enqueue(const std::string& slurm_node, bool urgent = false);
+  // Ahead of every routine key in the queues `urgency` names (urgency.h).
+  void Enqueue(const std::string& slurm_node, Urgency urgency = {});
   void EnqueueAll();
   void WatchPods();
   void WatchNodes();

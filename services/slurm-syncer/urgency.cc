@@ -1,6 +1,8 @@
 #include "urgency.h"
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "tidepool/contract.h"
 
 namespace tidepool::syncer {
 namespace {
@@ -26,8 +28,9 @@ bool PodDrainInputsDiffer(const PodObservation& before, const PodObservation& af
   return before.terminating != after.terminating || before.ready != after.ready;
 }
 
-std::string SlurmDrainMark(const slurm::rest::Node& node) {
+std::string OutsideDrainMark(const slurm::rest::Node& node) {
   if (!node.state.Has(slurm::rest::NodeState::kDrain)) return "";
+  if (absl::StartsWith(node.reason, api::kTidepoolDrainReasonPrefix)) return "";
   return absl::StrCat("drain: ", node.reason);
 }
 

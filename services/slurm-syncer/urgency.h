@@ -1,10 +1,13 @@
 #pragma once
 
 // Which changes jump the sync queues (k8s::WorkQueue::AddUrgent): those that start or
-// end a drain. During a mass change (thousands of nodes' states after slurmctld
-// restarted, a resync, jobs starting everywhere) the routine syncs queue by the thousand
-// behind the client's rate limit; a cordon, or a person's drain in Slurm, must not wait
-// for them.
+// end a drain, in the direction that carries it. During a mass change (thousands of
+// nodes' states after slurmctld restarted, a resync, jobs starting everywhere, a mass
+// cordon) the routine syncs queue by the thousand behind the client's rate limit; a
+// cordon must not wait for them on its way to Slurm, nor a person's drain in Slurm on its
+// way to Kubernetes. Tidepool's own drains reaching Kubernetes are routine: Kubernetes
+// caused them and knows already (a mass cordon's 1,000 confirmations would otherwise
+// queue a person's drain behind them).
 
 #include <string>
 #include <vector>
@@ -21,8 +24,15 @@ bool NodeDrainInputsDiffer(const NodeObservation& before, const NodeObservation&
 // What DesiredDrainReason reads of a pod differs: terminating, ready.
 bool PodDrainInputsDiffer(const PodObservation& before, const PodObservation& after);
 
-// What of a Slurm node the Kubernetes side shows as a drain: "" when not drained, else
-// the drain's reason. Two nodes' marks differ when a drain started, ended or changed.
-std::string SlurmDrainMark(const slurm::rest::Node& node);
+// The queues a change jumps.
+struct Urgency {
+  bool to_slurm = false;       // a Kubernetes-side drain input changed
+  bool to_kubernetes = false;  // a drain Kubernetes does not know of started or ended
+};
+
+// A drain in Slurm that Kubernetes did not cause: "" when not drained or drained by
+// Tidepool (reason "k8s: …"), else the drain's reason. Two marks differ when such a
+// drain started, ended or changed.
+std::string OutsideDrainMark(const slurm::rest::Node& node);
 
 }  // namespace tidepool::syncer

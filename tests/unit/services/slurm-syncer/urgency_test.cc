@@ -51,22 +51,27 @@ TEST_CASE("a pod's drain inputs: terminating, ready") {
   CHECK(PodDrainInputsDiffer(before, after));
 }
 
-TEST_CASE("a Slurm node's drain mark: empty unless drained, else its reason") {
+TEST_CASE("a Slurm node's outside drain mark: the reason of a drain Kubernetes did not cause") {
   slurm::rest::Node node;
   node.name = "gpu-01";
   node.state = slurm::rest::NodeStateSet({NodeState::kIdle});
   node.reason = "stale";
-  CHECK(SlurmDrainMark(node).empty());
+  CHECK(OutsideDrainMark(node).empty());
   node.state = slurm::rest::NodeStateSet({NodeState::kAllocated});
-  CHECK(SlurmDrainMark(node).empty());  // routine: jobs come and go
+  CHECK(OutsideDrainMark(node).empty());  // routine: jobs come and go
   node.state = slurm::rest::NodeStateSet({NodeState::kIdle, NodeState::kDrain});
   node.reason = "bad dimm";
-  const std::string drained = SlurmDrainMark(node);
+  const std::string drained = OutsideDrainMark(node);
   CHECK(drained == "drain: bad dimm");
   node.state = slurm::rest::NodeStateSet({NodeState::kAllocated, NodeState::kDrain});
-  CHECK(SlurmDrainMark(node) == drained);  // draining, the same drain
-  node.reason = "k8s: cordoned";
-  CHECK(SlurmDrainMark(node) != drained);
+  CHECK(OutsideDrainMark(node) == drained);  // draining, the same drain
+  node.reason = "bad dimm, again";
+  CHECK(OutsideDrainMark(node) != drained);
+  // Tidepool's own drains reach Kubernetes as routine: it caused them.
+  for (const char* ours : {"k8s: cordon: disk swap", "k8s: scale-in", "k8s: pod not ready"}) {
+    node.reason = ours;
+    CHECK(OutsideDrainMark(node).empty());
+  }
 }
 
 }  // namespace
