@@ -31,13 +31,15 @@ void WorkQueue::AddUrgent(const std::string& key) {
   dirty_.insert(key);
   if (processing_.count(key) != 0) return;  // queued ahead on Done
   if (queued) {
-    auto it = std::find(queue_.begin(), queue_.end(), key);
-    if (it != queue_.end()) queue_.erase(it);
+    ++stale_in_queue_[key];
+    ++stale_total_;
   }
   urgent_queue_.push_back(key);
 }
 
-bool WorkQueue::EmptyLocked() const { return queue_.empty() && urgent_queue_.empty(); }
+size_t WorkQueue::LiveRoutineLocked() const { return queue_.size() - stale_total_; }
+
+bool WorkQueue::EmptyLocked() const { return LiveRoutineLocked() == 0 && urgent_queue_.empty(); }
 
 void WorkQueue::AddAfter(const std::string& key, absl::Duration delay) {
   absl::MutexLock lock(&mutex_);
@@ -97,14 +99,31 @@ void WorkQueue::PromoteDueLocked() {
   }
 }
 
+std::optional<std::string> WorkQueue::PopRoutineLocked() {
+  while (!queue_.empty()) {
+    std::string key = std::move(queue_.front());
+    queue_.pop_front();
+    auto stale = stale_in_queue_.find(key);
+    if (stale == stale_in_queue_.end()) return key;
+    --stale_total_;
+    if (--stale->second == 0) stale_in_queue_.erase(stale);
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> WorkQueue::PopLocked() {
-  std::deque<std::string>& from = urgent_queue_.empty() ? queue_ : urgent_queue_;
-  if (from.empty()) return std::nullopt;
-  std::string key = std::move(from.front());
-  from.pop_front();
-  processing_.insert(key);
-  dirty_.erase(key);
-  urgent_.erase(key);
+  std::optional<std::string> key;
+  if (!urgent_queue_.empty()) {
+    key = std::move(urgent_queue_.front());
+    urgent_queue_.pop_front();
+    processing_urgent_.insert(*key);
+  } else {
+    key = PopRoutineLocked();
+    if (!key) return std::nullopt;
+  }
+  processing_.insert(*key);
+  dirty_.erase(*key);
+  urgent_.erase(*key);
   return key;
 }
 
@@ -136,6 +155,7 @@ std::optional<std::string> WorkQueue::Get() {
 void WorkQueue::Done(const std::string& key) {
   absl::MutexLock lock(&mutex_);
   processing_.erase(key);
+  processing_urgent_.erase(key);
   if (dirty_.count(key) == 0) return;
   (urgent_.count(key) != 0 ? urgent_queue_ : queue_).push_back(key);
 }
@@ -153,7 +173,12 @@ bool WorkQueue::shutting_down() {
 size_t WorkQueue::Len() {
   absl::MutexLock lock(&mutex_);
   PromoteDueLocked();
-  return queue_.size() + urgent_queue_.size();
+  return LiveRoutineLocked() + urgent_queue_.size();
+}
+
+bool WorkQueue::HandedOutUrgent(const std::string& key) {
+  absl::MutexLock lock(&mutex_);
+  return processing_urgent_.count(key) != 0;
 }
 
 }  // namespace tidepool::k8s

@@ -56,6 +56,8 @@ class WorkQueue {
   // The next key if one is ready now (delayed keys whose time has come included).
   std::optional<std::string> TryGet();
   void Done(const std::string& key);
+  // True while `key` is handed out from the urgent lane (between Get and Done).
+  bool HandedOutUrgent(const std::string& key);
 
   // Add does nothing afterwards; Get hands out what is queued, then nullopt.
   void ShutDown();
@@ -67,16 +69,24 @@ class WorkQueue {
   bool EmptyLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void PromoteDueLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   std::optional<std::string> PopLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // The front of queue_ after dropping stale entries; nullopt when none is live.
+  std::optional<std::string> PopRoutineLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  size_t LiveRoutineLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   common::Clock* const clock_;
   const WorkQueueOptions options_;
   TokenBucketRateLimiter bucket_;
   absl::Mutex mutex_;
   std::deque<std::string> queue_ ABSL_GUARDED_BY(mutex_);
-  std::deque<std::string> urgent_queue_ ABSL_GUARDED_BY(mutex_);  // handed out first
-  std::set<std::string> urgent_ ABSL_GUARDED_BY(mutex_);          // dirty keys that go urgent
-  std::set<std::string> dirty_ ABSL_GUARDED_BY(mutex_);           // queued or to requeue
-  std::set<std::string> processing_ ABSL_GUARDED_BY(mutex_);      // handed out, not Done
+  std::deque<std::string> urgent_queue_ ABSL_GUARDED_BY(mutex_);     // handed out first
+  std::set<std::string> urgent_ ABSL_GUARDED_BY(mutex_);             // dirty keys that go urgent
+  std::set<std::string> dirty_ ABSL_GUARDED_BY(mutex_);              // queued or to requeue
+  std::set<std::string> processing_ ABSL_GUARDED_BY(mutex_);         // handed out, not Done
+  std::set<std::string> processing_urgent_ ABSL_GUARDED_BY(mutex_);  // of those, urgent ones
+  // Entries of queue_ left behind by keys AddUrgent moved ahead, skipped when popped (a
+  // search of the deque would make each urgent add linear in the queue's length).
+  std::map<std::string, int> stale_in_queue_ ABSL_GUARDED_BY(mutex_);
+  size_t stale_total_ ABSL_GUARDED_BY(mutex_) = 0;
   std::map<std::string, int> failures_ ABSL_GUARDED_BY(mutex_);
   // Delayed keys: due time, sequence (FIFO among equal times), key.
   std::set<std::tuple<absl::Time, uint64_t, std::string>> waiting_ ABSL_GUARDED_BY(mutex_);

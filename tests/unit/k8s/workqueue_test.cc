@@ -48,6 +48,29 @@ TEST_CASE("urgent keys are handed out before the others, first come first out") 
   CHECK(order == std::vector<std::string>{"x", "c", "a", "b", "d"});
 }
 
+TEST_CASE(
+    "a key moved ahead is handed out once, from the urgent lane, and queues routinely after") {
+  common::FakeClock clock;
+  WorkQueue queue(&clock);
+  for (const char* key : {"a", "b", "c"}) queue.Add(key);
+  queue.AddUrgent("b");
+  CHECK(queue.Len() == 3);
+  REQUIRE(queue.TryGet() == "b");
+  CHECK(queue.HandedOutUrgent("b"));
+  queue.Add("b");  // routine now: behind c, and its old place does not count
+  CHECK(queue.Len() == 2);
+  queue.Done("b");
+  CHECK_FALSE(queue.HandedOutUrgent("b"));
+  std::vector<std::string> order;
+  while (std::optional<std::string> key = queue.TryGet()) {
+    CHECK_FALSE(queue.HandedOutUrgent(*key));
+    order.push_back(*key);
+    queue.Done(*key);
+  }
+  CHECK(order == std::vector<std::string>{"a", "c", "b"});
+  CHECK(queue.Len() == 0);
+}
+
 TEST_CASE("a key made urgent while processed is handed out first after Done") {
   common::FakeClock clock;
   WorkQueue queue(&clock);
