@@ -6,6 +6,7 @@
 #include "common/bounded_json.h"
 #include "k8s/errors.h"
 #include "k8s/object_json.h"
+#include "k8s/request_priority.h"
 #include "rapidjson/document.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
@@ -85,10 +86,13 @@ absl::StatusOr<Scale> ParseScale(absl::string_view json) {
 
 Client::Client(ClientConfig config, common::Clock* clock)
     : transport_(std::move(config)),
-      limiter_(transport_.config().qps, transport_.config().burst, clock) {}
+      limiter_(transport_.config().qps, transport_.config().burst, clock),
+      urgent_limiter_(transport_.config().qps, transport_.config().burst, clock) {}
+
+void Client::WaitForToken() { (UrgentRequests::Active() ? urgent_limiter_ : limiter_).Wait(); }
 
 absl::StatusOr<std::string> Client::Call(HttpRequest request) {
-  limiter_.Wait();
+  WaitForToken();
   absl::StatusOr<HttpResponse> response = transport_.Send(request);
   if (!response.ok()) return response.status();
   absl::Status status = StatusFromResponse(response->status, response->body,
@@ -262,7 +266,7 @@ absl::Status Client::WatchStream(const ResourceType& type, absl::string_view ns,
       {"allowWatchBookmarks", request.allow_bookmarks ? "true" : ""},
       {"timeoutSeconds", request.timeout_seconds > 0 ? absl::StrCat(request.timeout_seconds) : ""},
   };
-  limiter_.Wait();
+  WaitForToken();
   // The server ends the stream after timeoutSeconds; the client allows a margin beyond.
   const absl::Duration timeout = request.timeout_seconds > 0
                                      ? absl::Seconds(request.timeout_seconds + 30)

@@ -4,7 +4,10 @@
 // (what the API server sends and takes); the metadata the client itself needs is parsed
 // into ObjectMeta. Failures are absl::Status as described in k8s/errors.h (IsConflict,
 // IsNotFound, IsGone, ApiReason). Every request passes the client-side rate limiter
-// (QPS + burst) and has a timeout. Thread-safe: calls may run concurrently.
+// (QPS + burst) and has a timeout. Requests made inside a k8s::UrgentRequests scope
+// (k8s/request_priority.h) take their tokens from a second bucket of the same size, so
+// a drain's writes never wait behind bulk writes; this at most doubles the client's
+// rate, and only while urgent syncs run. Thread-safe: calls may run concurrently.
 
 #include <cstdint>
 #include <functional>
@@ -145,10 +148,15 @@ class Client {
 
   const ClientConfig& config() const { return transport_.config(); }
   TokenBucketRateLimiter& rate_limiter() { return limiter_; }
+  TokenBucketRateLimiter& urgent_rate_limiter() { return urgent_limiter_; }
 
  private:
+  // Waits for a token from the bucket the calling thread's requests draw from.
+  void WaitForToken();
+
   Transport transport_;
   TokenBucketRateLimiter limiter_;
+  TokenBucketRateLimiter urgent_limiter_;
 };
 
 // Parses a Scale object's JSON.

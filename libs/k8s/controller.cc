@@ -6,6 +6,7 @@
 
 #include "absl/time/clock.h"
 #include "common/log.h"
+#include "k8s/request_priority.h"
 
 namespace tidepool::k8s {
 namespace {
@@ -127,7 +128,11 @@ void Controller::Process(WorkQueue& queue, const std::string& key) {
     return;
   }
   const absl::Time started = clock_->Now();
-  absl::StatusOr<ReconcileResult> result = reconciler_.Reconcile(key);
+  absl::StatusOr<ReconcileResult> result;
+  {
+    const UrgentRequests priority(queue.HandedOutUrgent(key));
+    result = reconciler_.Reconcile(key);
+  }
   const absl::Duration took = clock_->Now() - started;
   if (!result.ok()) {
     common::LogWarn("reconcile_failed",

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <catch2/catch_test_macros.hpp>
 #include <functional>
+#include <map>
 #include <string>
 #include <thread>
 #include <utility>
@@ -12,6 +13,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "common/clock.h"
+#include "k8s/request_priority.h"
 #include "support/eventually.h"
 
 namespace tidepool::k8s {
@@ -132,6 +134,37 @@ TEST_CASE("a failed reconcile is retried with per-key backoff; success forgets t
   CHECK(log[1].second - log[0].second == absl::Seconds(1));
   CHECK(log[2].second - log[1].second == absl::Seconds(2));
   CHECK(log[4].second - log[3].second == absl::Seconds(1));
+  controller.Stop();
+}
+
+// Records, per key, whether its reconcile ran in an urgent-requests scope.
+class PriorityRecorder : public Reconciler {
+ public:
+  absl::StatusOr<ReconcileResult> Reconcile(const std::string& key) override {
+    absl::MutexLock lock(&mutex_);
+    urgent_[key] = UrgentRequests::Active();
+    return ReconcileResult{};
+  }
+  std::map<std::string, bool> Seen() {
+    absl::MutexLock lock(&mutex_);
+    return urgent_;
+  }
+
+ private:
+  absl::Mutex mutex_;
+  std::map<std::string, bool> urgent_ ABSL_GUARDED_BY(mutex_);
+};
+
+TEST_CASE("an urgent key is reconciled with urgent requests, a routine one without") {
+  common::FakeClock clock;
+  PriorityRecorder reconciler;
+  Controller controller(reconciler, &clock, Options());
+  controller.Start();
+  controller.EnqueueUrgent("ns/drain");
+  controller.Enqueue("ns/resync");
+  REQUIRE(WaitFor([&] { return reconciler.Seen().size() == 2; }));
+  CHECK(reconciler.Seen() == std::map<std::string, bool>{{"ns/drain", true}, {"ns/resync", false}});
+  CHECK_FALSE(UrgentRequests::Active());
   controller.Stop();
 }
 
