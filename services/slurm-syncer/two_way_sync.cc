@@ -202,8 +202,7 @@ void TwoWaySync::EnqueueAll() {
 }
 
 void TwoWaySync::WatchPods() {
-  auto on_pod = [this](const k8s::CachedObjectPtr& object, bool gone, bool drain_input) {
-    absl::StatusOr<PodObservation> pod = ObservePod(*object);
+  auto on_pod = [this](const absl::StatusOr<PodObservation>& pod, bool gone, bool drain_input) {
     if (!pod.ok() || !OwnedByClusterNodeSet(*pod)) return;
     {
       absl::MutexLock lock(&mutex_);
@@ -217,14 +216,14 @@ void TwoWaySync::WatchPods() {
     Enqueue(pod->slurm_node, {.to_slurm = drain_input});
   };
   pods_.AddHandlers({
-      .on_add = [on_pod](const k8s::CachedObjectPtr& o) { on_pod(o, false, false); },
+      .on_add = [on_pod](const k8s::CachedObjectPtr& o) { on_pod(ObservePod(*o), false, false); },
       .on_update =
           [on_pod](const k8s::CachedObjectPtr& before, const k8s::CachedObjectPtr& after) {
-            absl::StatusOr<PodObservation> was = ObservePod(*before);
-            absl::StatusOr<PodObservation> is = ObservePod(*after);
-            on_pod(after, false, was.ok() && is.ok() && PodDrainInputsDiffer(*was, *is));
+            const absl::StatusOr<PodObservation> was = ObservePod(*before);
+            const absl::StatusOr<PodObservation> is = ObservePod(*after);
+            on_pod(is, false, was.ok() && is.ok() && PodDrainInputsDiffer(*was, *is));
           },
-      .on_delete = [on_pod](const k8s::CachedObjectPtr& o) { on_pod(o, true, false); },
+      .on_delete = [on_pod](const k8s::CachedObjectPtr& o) { on_pod(ObservePod(*o), true, false); },
   });
 }
 
