@@ -52,10 +52,6 @@ std::optional<absl::Time> ConfigMapWrittenAt(absl::string_view config_map_json) 
   return *time;
 }
 
-absl::Duration ReconfigureSpacing(int64_t nodes) {
-  return std::min(absl::Milliseconds(6) * std::max<int64_t>(nodes, 0), absl::Seconds(60));
-}
-
 absl::Duration WaitLeft(std::optional<absl::Time> since, absl::Duration delay, absl::Time now) {
   if (!since.has_value()) return absl::ZeroDuration();
   return *since + delay - now;

@@ -33,14 +33,6 @@ std::string ConfigMapHash(absl::string_view config_map_json);
 // controller: its files have long propagated).
 std::optional<absl::Time> ConfigMapWrittenAt(absl::string_view config_map_json);
 
-// The least time between two reconfigures of a cluster of `nodes` Slurm nodes: 6 ms per
-// node, at most 60 s. A reconfigure restarts slurmctld, which reloads the state of every
-// node (about 6 s at 5,000 nodes here); during a scale-out of thousands each batch of new
-// pods changes the config, and reconfigures sent every few seconds piled up until
-// slurmctld died in one (10,000 nodes). Spaced, one reconfigure takes every change since the
-// last. Under 170 nodes it is below 1 s.
-absl::Duration ReconfigureSpacing(int64_t nodes);
-
 // How long to wait still until `delay` has passed since `since` (zero or less: now; no
 // `since`: nothing to wait for). For the propagation delay from a ConfigMap's write time
 // and the spacing from this replica's last reconfigure of the cluster.

@@ -14,6 +14,7 @@
 #include "tidepool/naming.h"
 #include "tidepool/node_view.h"
 #include "tidepool/pod_view.h"
+#include "tidepool/reconfigure_spacing.h"
 
 namespace tidepool::cluster {
 namespace {
@@ -185,7 +186,7 @@ absl::StatusOr<k8s::ReconcileResult> ConfigStep::ReconfigureWhenPropagated(
   const absl::Duration wait =
       std::max(WaitLeft(written_at, options_.propagation_delay, now),
                WaitLeft(LastReconfigureForOther(cluster.key, outcome.rendered_hash),
-                        ReconfigureSpacing(rendered.nodes()), now));
+                        api::ReconfigureSpacing(rendered.nodes()), now));
   if (wait > absl::ZeroDuration()) return k8s::ReconcileResult{.requeue_after = wait};
   if (absl::Status reconfigured = ReconfigureOnce(cluster, outcome.rendered_hash, rendered.nodes());
       !reconfigured.ok()) {
@@ -218,7 +219,8 @@ absl::Status ConfigStep::ReconfigureOnce(const ClusterContext& cluster, const st
   }
   // slurmctld restarts on a reconfigure and reloads every node: a large cluster gets as
   // long as the spacing of its reconfigures.
-  const absl::Duration load_timeout = std::max(options_.load_timeout, ReconfigureSpacing(nodes));
+  const absl::Duration load_timeout =
+      std::max(options_.load_timeout, api::ReconfigureSpacing(nodes));
   if (last.has_value() && now - last->at < load_timeout) return absl::OkStatus();
   if (last.has_value()) {
     Event(cluster, k8s::EventType::kWarning, "ConfigNotLoaded", "Reconfigure",

@@ -73,7 +73,7 @@ class ConfigStep : public ClusterStep {
   std::optional<absl::Time> LastReconfigureForOther(const std::string& cluster_key,
                                                     const std::string& hash);
   // Reconfigures unless a reconfigure for this hash is younger than load_timeout (at least
-  // ReconfigureSpacing(nodes)).
+  // api::ReconfigureSpacing(nodes)).
   absl::Status ReconfigureOnce(const ClusterContext& cluster, const std::string& hash,
                                int64_t nodes);
   // Applied when slurmctld lists the rendered nodes; otherwise a recheck soon.

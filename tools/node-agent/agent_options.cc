@@ -79,10 +79,6 @@ std::vector<std::string> SimNodeNames(absl::string_view prefix, int count) {
   return names;
 }
 
-absl::Duration ReconfigureSpacingFor(int nodes) {
-  return std::min(absl::Milliseconds(6) * std::max(nodes, 0), absl::Seconds(60));
-}
-
 std::string SyntheticNodeAddress(int ordinal) {
   const int index = ordinal - 1;
   // 250 addresses per block, blocks from 10.77.250 on and past 10.77.255 into 10.78.

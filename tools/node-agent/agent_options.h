@@ -44,7 +44,8 @@ struct AgentTimings {
   absl::Duration heartbeat_interval = absl::Seconds(30);
   absl::Duration resync_interval = absl::Seconds(5);
   absl::Duration slurmd_stop_grace = absl::Seconds(5);
-  // Least time between two reconfigures of the Slurm environment (ReconfigureSpacingFor).
+  // Least time between two reconfigures of the Slurm environment (api::ReconfigureSpacing, as the
+  // cluster-controller's own).
   absl::Duration reconfigure_spacing = absl::ZeroDuration();
 };
 
@@ -74,12 +75,6 @@ absl::StatusOr<std::map<std::string, Labels>> ParseNodeLabelsFile(absl::string_v
 // "<prefix><NN>" for 1..count, zero-padded to at least two digits so names sort and
 // compress as hostlists do.
 std::vector<std::string> SimNodeNames(absl::string_view prefix, int count);
-
-// slurmctld re-execs on every reconfigure and reloads all its nodes; reconfigured again
-// and again while it does, at thousands of nodes it died in one (a scale-out changes the
-// rendered config every few seconds). 6 ms a node, at most 60 s: the cluster-controller's
-// spacing of its own reconfigures.
-absl::Duration ReconfigureSpacingFor(int nodes);
 
 // An address for a simulated Node that the Slurm environment did not assign: 10.77.250.1
 // upward (past 10.77.255.250 into 10.78.0.1), far above the addresses the environment hands

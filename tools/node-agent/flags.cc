@@ -7,6 +7,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "k8s/quantity.h"
+#include "tidepool/reconfigure_spacing.h"
 
 ABSL_FLAG(std::string, kubeconfig, "",
           "kubeconfig of the API server; empty: $KUBECONFIG, in-cluster, ~/.kube/config");
@@ -144,7 +145,7 @@ absl::StatusOr<AgentOptions> ReadAgentFlags() {
                      .heartbeat_interval = absl::GetFlag(FLAGS_heartbeat_interval),
                      .resync_interval = absl::GetFlag(FLAGS_resync_interval),
                      .slurmd_stop_grace = absl::GetFlag(FLAGS_slurmd_stop_grace),
-                     .reconfigure_spacing = ReconfigureSpacingFor(options.node_count)};
+                     .reconfigure_spacing = api::ReconfigureSpacing(options.node_count)};
   if (absl::Status durations = CheckDurations(options.timings); !durations.ok()) return durations;
   return options;
 }

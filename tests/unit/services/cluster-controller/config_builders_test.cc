@@ -5,6 +5,7 @@
 #include "absl/strings/match.h"
 #include "builder_test_support.h"
 #include "k8s/object_json.h"
+#include "tidepool/reconfigure_spacing.h"
 
 namespace tidepool::cluster {
 namespace {
@@ -56,13 +57,9 @@ TEST_CASE("reconfigure waits out the propagation delay from the ConfigMap's writ
   CHECK(WaitLeft(std::nullopt, delay, kWritten) == absl::ZeroDuration());
 }
 
-TEST_CASE("reconfigures of a large cluster are spaced by its size") {
-  CHECK(ReconfigureSpacing(100) == absl::Milliseconds(600));
-  CHECK(ReconfigureSpacing(5000) == absl::Seconds(30));
-  CHECK(ReconfigureSpacing(10000) == absl::Seconds(60));  // the cap
-  CHECK(ReconfigureSpacing(-1) == absl::ZeroDuration());
+TEST_CASE("the wait left until a large cluster's next reconfigure") {
   // 10 s after the last reconfigure of a 5,000-node cluster: 20 s more.
-  const absl::Duration spacing = ReconfigureSpacing(5000);
+  const absl::Duration spacing = api::ReconfigureSpacing(5000);
   CHECK(WaitLeft(kWritten, spacing, kWritten + absl::Seconds(10)) == absl::Seconds(20));
   CHECK(WaitLeft(kWritten, spacing, kWritten + absl::Seconds(31)) <= absl::ZeroDuration());
   CHECK(WaitLeft(std::nullopt, spacing, kWritten) == absl::ZeroDuration());
