@@ -163,40 +163,35 @@ TEST_CASE("a member deleted cancels the job; once it ended the other members go 
   REQUIRE(Kinds(actions) == std::vector<Kind>(2, Kind::kDeletePod));
 }
 
-TEST_CASE("members of a job being cancelled for a lost member wait for its end, not missing") {
-  std::vector<ScheduledPod> three = {Member("w-0"), Member("w-1"), Member("w-2")};
-  const std::string name = JobNameOf(three);
-  for (ScheduledPod& pod : three) pod.pod.annotations["tidepool.dev/slurm-job-id"] = "9";
-  three[0].pod.deleting = true;
+// The remaining members of job 9 (named `name`), whose member was lost: they wait while
+// it is listed active, go with its final state once it ended, and as missing once gone.
+void CheckMembersWaitForCancelledJob(const std::vector<ScheduledPod>& members,
+                                     const std::string& name) {
   // Listed RUNNING still (the cancel is under way): cancel again, delete no one yet.
   std::vector<Action> actions =
-      DecideGroup(Input(three, {Job(9, name, "RUNNING", "n-[01-03]")}), Cluster());
+      DecideGroup(Input(members, {Job(9, name, "RUNNING", "n-[01-03]")}), Cluster());
   REQUIRE(Kinds(actions) == std::vector<Kind>{Kind::kCancelJob});
-  actions = DecideGroup(Input(three, {Job(9, name, "CANCELLED", "n-[01-03]")}), Cluster());
+  actions = DecideGroup(Input(members, {Job(9, name, "CANCELLED", "n-[01-03]")}), Cluster());
   REQUIRE(Kinds(actions) == std::vector<Kind>(2, Kind::kDeletePod));
   for (const Action& action : actions) {
     CHECK_FALSE(action.job_missing);
     CHECK(absl::StrContains(action.message, "CANCELLED"));
   }
-  // Gone from the view: the members' own job id says it is missing.
-  actions = DecideGroup(Input(three), Cluster());
+  actions = DecideGroup(Input(members), Cluster());
   REQUIRE(Kinds(actions) == std::vector<Kind>(2, Kind::kDeletePod));
   CHECK(actions[0].job_missing);
 }
 
-TEST_CASE("members of a lost member's job wait for its end after that member left the cache") {
+TEST_CASE("members of a job being cancelled for a lost member wait for its end, not missing") {
   std::vector<ScheduledPod> three = {Member("w-0"), Member("w-1"), Member("w-2")};
   const std::string name = JobNameOf(three);
   for (ScheduledPod& pod : three) pod.pod.annotations["tidepool.dev/slurm-job-id"] = "9";
-  const std::vector<ScheduledPod> two = {three[0], three[2]};
-  std::vector<Action> actions =
-      DecideGroup(Input(two, {Job(9, name, "RUNNING", "n-[01-03]")}), Cluster());
-  REQUIRE(Kinds(actions) == std::vector<Kind>{Kind::kCancelJob});
-  actions = DecideGroup(Input(two, {Job(9, name, "CANCELLED", "n-[01-03]")}), Cluster());
-  REQUIRE(Kinds(actions) == std::vector<Kind>(2, Kind::kDeletePod));
-  for (const Action& action : actions) {
-    CHECK_FALSE(action.job_missing);
-    CHECK(absl::StrContains(action.message, "CANCELLED"));
+  SECTION("the lost member still cached as deleting") {
+    three[0].pod.deleting = true;
+    CheckMembersWaitForCancelledJob(three, name);
+  }
+  SECTION("the lost member gone from the cache") {
+    CheckMembersWaitForCancelledJob({three[0], three[2]}, name);
   }
 }
 
