@@ -124,7 +124,7 @@ void ConfigProjector::ProjectOnce() {
   absl::Status applied = WriteConfigDir(dir_, files);
   if (applied.ok()) {
     last_reconfigure_ = now;
-    applied = slurm_.Reconfigure(dir_);
+    applied = slurm_.Reconfigure(dir_, reconfigure_spacing_);
   }
   common::LogInfo("slurm_config_projected",
                   {{"config_map", config->source}, {"dir", dir_}, {"result", applied}});

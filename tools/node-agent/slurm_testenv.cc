@@ -1,5 +1,6 @@
 #include "slurm_testenv.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -152,8 +153,12 @@ absl::Status SlurmTestenv::StopSlurmd(const std::string& node) {
   return SlurmdRunning(node) ? KillSlurmd(node) : absl::OkStatus();
 }
 
-absl::Status SlurmTestenv::Reconfigure(const std::string& config_dir) {
-  return RunScript("reconfigure", {"--config-dir", config_dir, "--no-start"}, absl::Seconds(180));
+absl::Status SlurmTestenv::Reconfigure(const std::string& config_dir, absl::Duration min_interval) {
+  const int64_t seconds = absl::ToInt64Seconds(absl::Ceil(min_interval, absl::Seconds(1)));
+  return RunScript("reconfigure",
+                   {"--config-dir", config_dir, "--no-start",
+                    absl::StrCat("--min-interval=", std::max<int64_t>(seconds, 0))},
+                   absl::Seconds(180) + min_interval);
 }
 
 absl::Status SlurmTestenv::RunScript(const std::string& script,

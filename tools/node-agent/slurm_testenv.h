@@ -51,8 +51,9 @@ class SlurmTestenv {
   // At once, as a crash: KILL.
   absl::Status KillSlurmd(const std::string& node);
   // reconfigure --config-dir DIR --no-start: new nodes get namespaces and addresses,
-  // slurmctld reads the config again; slurmd of removed nodes stop.
-  absl::Status Reconfigure(const std::string& config_dir);
+  // slurmctld reads the config again, once `min_interval` passed since it last loaded its
+  // config, whoever reconfigured it; slurmd of removed nodes stop.
+  absl::Status Reconfigure(const std::string& config_dir, absl::Duration min_interval);
 
  private:
   absl::Status RunScript(const std::string& script, const std::vector<std::string>& args,
