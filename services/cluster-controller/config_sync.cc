@@ -185,8 +185,7 @@ absl::StatusOr<k8s::ReconcileResult> ConfigStep::ReconfigureWhenPropagated(
   const absl::Time now = clock_->Now();
   const absl::Duration wait =
       std::max(WaitLeft(written_at, options_.propagation_delay, now),
-               WaitLeft(LastReconfigureForOther(cluster.key, outcome.rendered_hash),
-                        api::ReconfigureSpacing(rendered.nodes()), now));
+               ledger_.SpacingLeft(cluster.key, outcome.rendered_hash, rendered.nodes(), now));
   if (wait > absl::ZeroDuration()) return k8s::ReconcileResult{.requeue_after = wait};
   if (absl::Status reconfigured = ReconfigureOnce(cluster, outcome.rendered_hash, rendered.nodes());
       !reconfigured.ok()) {
@@ -200,42 +199,30 @@ absl::StatusOr<k8s::ReconcileResult> ConfigStep::ReconfigureWhenPropagated(
   return CheckLoaded(cluster, rendered, outcome);
 }
 
-std::optional<absl::Time> ConfigStep::LastReconfigureForOther(const std::string& cluster_key,
-                                                              const std::string& hash) {
-  absl::MutexLock lock(&mu_);
-  auto it = reconfigured_.find(cluster_key);
-  if (it == reconfigured_.end() || it->second.hash == hash) return std::nullopt;
-  return it->second.at;
-}
-
 absl::Status ConfigStep::ReconfigureOnce(const ClusterContext& cluster, const std::string& hash,
                                          int64_t nodes) {
-  const absl::Time now = clock_->Now();
-  std::optional<Reconfigured> last;
-  {
-    absl::MutexLock lock(&mu_);
-    auto it = reconfigured_.find(cluster.key);
-    if (it != reconfigured_.end() && it->second.hash == hash) last = it->second;
-  }
+  const std::optional<ReconfigureLedger::Pending> pending = ledger_.PendingFor(cluster.key, hash);
   // slurmctld restarts on a reconfigure and reloads every node: a large cluster gets as
   // long as the spacing of its reconfigures.
   const absl::Duration load_timeout =
       std::max(options_.load_timeout, api::ReconfigureSpacing(nodes));
-  if (last.has_value() && now - last->at < load_timeout) return absl::OkStatus();
-  if (last.has_value()) {
+  if (pending.has_value() && clock_->Now() - pending->returned_at < load_timeout) {
+    return absl::OkStatus();
+  }
+  if (pending.has_value()) {
     Event(cluster, k8s::EventType::kWarning, "ConfigNotLoaded", "Reconfigure",
           absl::StrCat("slurmctld did not load ", hash, " within ",
                        absl::FormatDuration(load_timeout),
-                       " of the reconfigure; reconfiguring again: ", last->mismatch));
+                       " of the reconfigure; reconfiguring again: ", pending->mismatch));
   }
   absl::Status reconfigured =
       Reconfigure(absl::StrCat(cluster.key, ": config ", cluster.status.config_hash, " -> ", hash));
   // A reconfigure that timed out may have reached slurmctld (busy restarting from the last
   // one): it counts as sent, so it is not repeated at once; the load check tells whether
-  // it took, and it is sent again after the load timeout if not.
+  // it took, and it is sent again after the load timeout if not. Times count from the
+  // call's return, when slurmctld has the request.
   if (reconfigured.ok() || absl::IsDeadlineExceeded(reconfigured)) {
-    absl::MutexLock lock(&mu_);
-    reconfigured_[cluster.key] = {.hash = hash, .at = now};
+    ledger_.Sent(cluster.key, hash, clock_->Now());
   }
   return reconfigured;
 }
@@ -253,11 +240,7 @@ k8s::ReconcileResult ConfigStep::CheckLoaded(const ClusterContext& cluster,
     MarkApplied(cluster, outcome, "slurmctld runs on ");
     return k8s::ReconcileResult{};
   }
-  {
-    absl::MutexLock lock(&mu_);
-    auto it = reconfigured_.find(cluster.key);
-    if (it != reconfigured_.end()) it->second.mismatch = *mismatch;
-  }
+  ledger_.NotLoaded(cluster.key, *mismatch);
   outcome.load_pending = absl::StrCat("reconfigured; slurmctld has not loaded ",
                                       outcome.rendered_hash, " yet: ", *mismatch);
   return k8s::ReconcileResult{.requeue_after = options_.load_recheck};
@@ -275,9 +258,9 @@ std::string ConfigStep::AppliedHash(const std::string& key, const std::string& s
 
 void ConfigStep::MarkApplied(const ClusterContext& cluster, ConfigOutcome& outcome,
                              absl::string_view how) {
+  ledger_.Loaded(cluster.key);
   {
     absl::MutexLock lock(&mu_);
-    reconfigured_.erase(cluster.key);
     applied_[cluster.key] = {.from = cluster.status.config_hash, .to = outcome.rendered_hash};
   }
   outcome.applied_hash = outcome.rendered_hash;

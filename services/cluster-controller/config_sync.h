@@ -22,6 +22,7 @@
 #include "k8s/event_recorder.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
+#include "reconfigure_ledger.h"
 #include "render_inputs.h"
 #include "sync.h"
 #include "tidepool/syncer_client.h"
@@ -69,9 +70,6 @@ class ConfigStep : public ClusterStep {
   absl::StatusOr<k8s::ReconcileResult> ReconfigureWhenPropagated(
       const ClusterContext& cluster, std::optional<absl::Time> written_at,
       const v1::RenderResponse& rendered, ConfigOutcome& outcome);
-  // When this replica last reconfigured the cluster for a config other than `hash`.
-  std::optional<absl::Time> LastReconfigureForOther(const std::string& cluster_key,
-                                                    const std::string& hash);
   // Reconfigures unless a reconfigure for this hash is younger than load_timeout (at least
   // api::ReconfigureSpacing(nodes)).
   absl::Status ReconfigureOnce(const ClusterContext& cluster, const std::string& hash,
@@ -93,11 +91,6 @@ class ConfigStep : public ClusterStep {
   const ConfigStepOptions options_;
   prometheus::Family<prometheus::Counter>& reconfigures_;
 
-  struct Reconfigured {
-    std::string hash;
-    absl::Time at;
-    std::string mismatch;  // the last check's
-  };
   // What this replica loaded, and the status hash it replaced: until the cache shows the
   // status written with it, the cached status still says `from`.
   struct Applied {
@@ -108,9 +101,8 @@ class ConfigStep : public ClusterStep {
   // the one this replica replaced by its last load (its own status write not cached yet).
   std::string AppliedHash(const std::string& key, const std::string& status_hash);
 
+  ReconfigureLedger ledger_;
   absl::Mutex mu_;
-  // Cluster key → the reconfigure whose load is being checked.
-  absl::flat_hash_map<std::string, Reconfigured> reconfigured_ ABSL_GUARDED_BY(mu_);
   // Cluster key → the last load this replica saw through.
   absl::flat_hash_map<std::string, Applied> applied_ ABSL_GUARDED_BY(mu_);
 };

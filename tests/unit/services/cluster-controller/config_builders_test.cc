@@ -5,7 +5,6 @@
 #include "absl/strings/match.h"
 #include "builder_test_support.h"
 #include "k8s/object_json.h"
-#include "tidepool/reconfigure_spacing.h"
 
 namespace tidepool::cluster {
 namespace {
@@ -55,14 +54,6 @@ TEST_CASE("reconfigure waits out the propagation delay from the ConfigMap's writ
   CHECK(WaitLeft(kWritten, delay, kWritten + absl::Seconds(6)) <= absl::ZeroDuration());
   // Written by a controller that kept no time: long propagated.
   CHECK(WaitLeft(std::nullopt, delay, kWritten) == absl::ZeroDuration());
-}
-
-TEST_CASE("the wait left until a large cluster's next reconfigure") {
-  // 10 s after the last reconfigure of a 5,000-node cluster: 20 s more.
-  const absl::Duration spacing = api::ReconfigureSpacing(5000);
-  CHECK(WaitLeft(kWritten, spacing, kWritten + absl::Seconds(10)) == absl::Seconds(20));
-  CHECK(WaitLeft(kWritten, spacing, kWritten + absl::Seconds(31)) <= absl::ZeroDuration());
-  CHECK(WaitLeft(std::nullopt, spacing, kWritten) == absl::ZeroDuration());
 }
 
 TEST_CASE("a pod's config-hash annotation patch") {

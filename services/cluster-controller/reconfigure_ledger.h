@@ -1,0 +1,57 @@
+#pragma once
+
+// What one replica of the cluster-controller sent slurmctld: per cluster, the last
+// reconfigure (its hash, when the call returned, why the load check last failed) and
+// when any reconfigure last returned. The last one's time outlives its load: a reconfigure
+// restarts slurmctld, and the next one, for whatever config, keeps
+// api::ReconfigureSpacing from it even when the first loaded at once. Without that a
+// scale-out of thousands sent one every ~20 s (load check + propagation delay) to a
+// slurmctld of 6,500 nodes, whose spacing is 39 s, until it died in one.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+
+namespace tidepool::cluster {
+
+class ReconfigureLedger {
+ public:
+  // A reconfigure for `hash` was sent that has not loaded yet.
+  struct Pending {
+    absl::Time returned_at;
+    std::string mismatch;  // the last load check's; empty before one
+  };
+
+  // How long a reconfigure for `hash` must still wait: zero when the cluster's last
+  // reconfigure was for `hash` too (its load is being checked; resending is Pending's
+  // business) or none is on record, otherwise what is left of the spacing for `nodes`.
+  absl::Duration SpacingLeft(const std::string& cluster, const std::string& hash, int64_t nodes,
+                             absl::Time now) const;
+  // The reconfigure for `hash` still waiting to load, if that is the cluster's last.
+  std::optional<Pending> PendingFor(const std::string& cluster, const std::string& hash) const;
+
+  // A reconfigure for `hash` returned at `returned_at` (or timed out: it may have reached
+  // slurmctld and counts as sent).
+  void Sent(const std::string& cluster, const std::string& hash, absl::Time returned_at);
+  // The cluster's pending reconfigure did not show as loaded, because of `mismatch`.
+  void NotLoaded(const std::string& cluster, const std::string& mismatch);
+  // slurmctld runs on the cluster's rendered config: nothing pending. The spacing from the
+  // last reconfigure stays.
+  void Loaded(const std::string& cluster);
+
+ private:
+  struct Entry {
+    std::string hash;  // of the last reconfigure; empty once it loaded
+    absl::Time returned_at;
+    std::string mismatch;
+  };
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<std::string, Entry> entries_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace tidepool::cluster
