@@ -148,7 +148,6 @@ class Client {
 
   const ClientConfig& config() const { return transport_.config(); }
   TokenBucketRateLimiter& rate_limiter() { return limiter_; }
-  TokenBucketRateLimiter& urgent_rate_limiter() { return urgent_limiter_; }
 
  private:
   // Waits for a token from the bucket the calling thread's requests draw from.

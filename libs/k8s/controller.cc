@@ -98,8 +98,9 @@ void Controller::Work(const std::shared_ptr<WorkQueue>& queue, bool first) {
   if (first && options_.all_keys) {
     for (const std::string& key : options_.all_keys()) queue->Add(key);
   }
-  while (std::optional<std::string> key = queue->Get()) {
-    Process(*queue, *key);
+  Lane lane = Lane::kRoutine;
+  while (std::optional<std::string> key = queue->Get(&lane)) {
+    Process(*queue, *key, lane);
     queue->Done(*key);
   }
 }
@@ -120,7 +121,7 @@ bool Controller::CachesCurrent() {
   return current.ok();
 }
 
-void Controller::Process(WorkQueue& queue, const std::string& key) {
+void Controller::Process(WorkQueue& queue, const std::string& key, Lane lane) {
   if (!CachesCurrent()) {
     // Not a failure of the key: no backoff growing through the outage (the key is
     // looked at within a second of the watch's return) and no error result.
@@ -130,7 +131,7 @@ void Controller::Process(WorkQueue& queue, const std::string& key) {
   const absl::Time started = clock_->Now();
   absl::StatusOr<ReconcileResult> result;
   {
-    const UrgentRequests priority(queue.HandedOutUrgent(key));
+    const UrgentRequests priority(lane == Lane::kUrgent);
     result = reconciler_.Reconcile(key);
   }
   const absl::Duration took = clock_->Now() - started;

@@ -91,7 +91,7 @@ class Controller {
   void Work(const std::shared_ptr<WorkQueue>& queue, bool first);
   // False when stopped before the caches synced.
   bool WaitForCaches(WorkQueue& queue);
-  void Process(WorkQueue& queue, const std::string& key);
+  void Process(WorkQueue& queue, const std::string& key, Lane lane);
   // options_.caches_current, logging when the answer changes.
   bool CachesCurrent();
 

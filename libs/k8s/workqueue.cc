@@ -111,15 +111,16 @@ std::optional<std::string> WorkQueue::PopRoutineLocked() {
   return std::nullopt;
 }
 
-std::optional<std::string> WorkQueue::PopLocked() {
+std::optional<std::string> WorkQueue::PopLocked(Lane* lane) {
   std::optional<std::string> key;
   if (!urgent_queue_.empty()) {
     key = std::move(urgent_queue_.front());
     urgent_queue_.pop_front();
-    processing_urgent_.insert(*key);
+    if (lane != nullptr) *lane = Lane::kUrgent;
   } else {
     key = PopRoutineLocked();
     if (!key) return std::nullopt;
+    if (lane != nullptr) *lane = Lane::kRoutine;
   }
   processing_.insert(*key);
   dirty_.erase(*key);
@@ -127,17 +128,17 @@ std::optional<std::string> WorkQueue::PopLocked() {
   return key;
 }
 
-std::optional<std::string> WorkQueue::TryGet() {
+std::optional<std::string> WorkQueue::TryGet(Lane* lane) {
   absl::MutexLock lock(&mutex_);
   PromoteDueLocked();
-  return PopLocked();
+  return PopLocked(lane);
 }
 
-std::optional<std::string> WorkQueue::Get() {
+std::optional<std::string> WorkQueue::Get(Lane* lane) {
   absl::MutexLock lock(&mutex_);
   while (true) {
     PromoteDueLocked();
-    if (!EmptyLocked()) return PopLocked();
+    if (!EmptyLocked()) return PopLocked(lane);
     if (shutting_down_) return std::nullopt;
     // Wait for an Add, or until the next delayed key is due (re-checked at least every
     // 100 ms of real time, so a clock that is not the real one is followed too).
@@ -155,7 +156,6 @@ std::optional<std::string> WorkQueue::Get() {
 void WorkQueue::Done(const std::string& key) {
   absl::MutexLock lock(&mutex_);
   processing_.erase(key);
-  processing_urgent_.erase(key);
   if (dirty_.count(key) == 0) return;
   (urgent_.count(key) != 0 ? urgent_queue_ : queue_).push_back(key);
 }
@@ -174,11 +174,6 @@ size_t WorkQueue::Len() {
   absl::MutexLock lock(&mutex_);
   PromoteDueLocked();
   return LiveRoutineLocked() + urgent_queue_.size();
-}
-
-bool WorkQueue::HandedOutUrgent(const std::string& key) {
-  absl::MutexLock lock(&mutex_);
-  return processing_urgent_.count(key) != 0;
 }
 
 }  // namespace tidepool::k8s

@@ -32,6 +32,9 @@ struct WorkQueueOptions {
   int burst = 100;
 };
 
+// Which lane a key was handed out from.
+enum class Lane { kRoutine, kUrgent };
+
 class WorkQueue {
  public:
   explicit WorkQueue(common::Clock* clock, WorkQueueOptions options = {});
@@ -51,13 +54,12 @@ class WorkQueue {
   void Forget(const std::string& key);
   int NumRequeues(const std::string& key);
 
-  // The next key, waiting for one; nullopt once shut down. Call Done(key) after.
-  std::optional<std::string> Get();
+  // The next key, waiting for one; nullopt once shut down. Call Done(key) after. The lane
+  // it came from goes to `lane` when given.
+  std::optional<std::string> Get(Lane* lane = nullptr);
   // The next key if one is ready now (delayed keys whose time has come included).
-  std::optional<std::string> TryGet();
+  std::optional<std::string> TryGet(Lane* lane = nullptr);
   void Done(const std::string& key);
-  // True while `key` is handed out from the urgent lane (between Get and Done).
-  bool HandedOutUrgent(const std::string& key);
 
   // Add does nothing afterwards; Get hands out what is queued, then nullopt.
   void ShutDown();
@@ -68,7 +70,7 @@ class WorkQueue {
   void AddLocked(const std::string& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   bool EmptyLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void PromoteDueLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  std::optional<std::string> PopLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  std::optional<std::string> PopLocked(Lane* lane) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // The front of queue_ after dropping stale entries; nullopt when none is live.
   std::optional<std::string> PopRoutineLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   size_t LiveRoutineLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
@@ -78,11 +80,10 @@ class WorkQueue {
   TokenBucketRateLimiter bucket_;
   absl::Mutex mutex_;
   std::deque<std::string> queue_ ABSL_GUARDED_BY(mutex_);
-  std::deque<std::string> urgent_queue_ ABSL_GUARDED_BY(mutex_);     // handed out first
-  std::set<std::string> urgent_ ABSL_GUARDED_BY(mutex_);             // dirty keys that go urgent
-  std::set<std::string> dirty_ ABSL_GUARDED_BY(mutex_);              // queued or to requeue
-  std::set<std::string> processing_ ABSL_GUARDED_BY(mutex_);         // handed out, not Done
-  std::set<std::string> processing_urgent_ ABSL_GUARDED_BY(mutex_);  // of those, urgent ones
+  std::deque<std::string> urgent_queue_ ABSL_GUARDED_BY(mutex_);  // handed out first
+  std::set<std::string> urgent_ ABSL_GUARDED_BY(mutex_);          // dirty keys that go urgent
+  std::set<std::string> dirty_ ABSL_GUARDED_BY(mutex_);           // queued or to requeue
+  std::set<std::string> processing_ ABSL_GUARDED_BY(mutex_);      // handed out, not Done
   // Entries of queue_ left behind by keys AddUrgent moved ahead, skipped when popped (a
   // search of the deque would make each urgent add linear in the queue's length).
   std::map<std::string, int> stale_in_queue_ ABSL_GUARDED_BY(mutex_);

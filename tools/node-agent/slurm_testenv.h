@@ -50,9 +50,10 @@ class SlurmTestenv {
   absl::Status StopSlurmd(const std::string& node);
   // At once, as a crash: KILL.
   absl::Status KillSlurmd(const std::string& node);
-  // reconfigure --config-dir DIR --no-start: new nodes get namespaces and addresses,
-  // slurmctld reads the config again, once `min_interval` passed since it last loaded its
-  // config, whoever reconfigured it; slurmd of removed nodes stop.
+  // reconfigure --config-dir DIR --no-start --min-interval: new nodes get namespaces and
+  // addresses; slurmctld is reconfigured once `min_interval` + 5 s passed since it last
+  // started (a reconfigure by anyone restarts it), and not at all when it restarted after
+  // the files were in place (that restart loaded them); slurmd of removed nodes stop.
   absl::Status Reconfigure(const std::string& config_dir, absl::Duration min_interval);
 
  private:

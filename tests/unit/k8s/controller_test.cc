@@ -164,7 +164,6 @@ TEST_CASE("an urgent key is reconciled with urgent requests, a routine one witho
   controller.Enqueue("ns/resync");
   REQUIRE(WaitFor([&] { return reconciler.Seen().size() == 2; }));
   CHECK(reconciler.Seen() == std::map<std::string, bool>{{"ns/drain", true}, {"ns/resync", false}});
-  CHECK_FALSE(UrgentRequests::Active());
   controller.Stop();
 }
 

@@ -55,15 +55,15 @@ TEST_CASE(
   for (const char* key : {"a", "b", "c"}) queue.Add(key);
   queue.AddUrgent("b");
   CHECK(queue.Len() == 3);
-  REQUIRE(queue.TryGet() == "b");
-  CHECK(queue.HandedOutUrgent("b"));
+  Lane lane = Lane::kRoutine;
+  REQUIRE(queue.TryGet(&lane) == "b");
+  CHECK(lane == Lane::kUrgent);
   queue.Add("b");  // routine now: behind c, and its old place does not count
   CHECK(queue.Len() == 2);
   queue.Done("b");
-  CHECK_FALSE(queue.HandedOutUrgent("b"));
   std::vector<std::string> order;
-  while (std::optional<std::string> key = queue.TryGet()) {
-    CHECK_FALSE(queue.HandedOutUrgent(*key));
+  while (std::optional<std::string> key = queue.TryGet(&lane)) {
+    CHECK(lane == Lane::kRoutine);
     order.push_back(*key);
     queue.Done(*key);
   }
