@@ -45,4 +45,32 @@ bool ConditionUnchanged(const std::map<std::string, Condition>& current, const C
          it->second.observed_generation == next.observed_generation;
 }
 
+std::string ConditionsApplyBody(absl::string_view kind, absl::string_view ns,
+                                absl::string_view name, const std::vector<Condition>& conditions) {
+  return JsonObject([&](JsonWriter& w) {
+    WriteStringMember(w, "apiVersion", "v1");
+    WriteStringMember(w, "kind", kind);
+    w.Key("metadata");
+    w.StartObject();
+    WriteStringMember(w, "name", name);
+    if (!ns.empty()) WriteStringMember(w, "namespace", ns);
+    w.EndObject();
+    w.Key("status");
+    w.StartObject();
+    w.Key("conditions");
+    w.StartArray();
+    for (const Condition& c : conditions) {
+      w.StartObject();
+      WriteStringMember(w, "type", c.type);
+      WriteStringMember(w, "status", c.status);
+      WriteStringMember(w, "reason", c.reason);
+      WriteStringMember(w, "message", c.message);
+      WriteStringMember(w, "lastTransitionTime", c.last_transition_time);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  });
+}
+
 }  // namespace tidepool::k8s

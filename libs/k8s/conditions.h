@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/strings/string_view.h"
@@ -40,5 +41,12 @@ std::string TransitionTime(const std::map<std::string, Condition>& current, cons
 
 // True when `current` already has `next`'s status, reason, message and generation.
 bool ConditionUnchanged(const std::map<std::string, Condition>& current, const Condition& next);
+
+// A server-side apply body for the status subresource of core/v1 `kind` `name` (`ns` empty
+// for a cluster-scoped object) that sets `conditions` (type, status, reason, message,
+// lastTransitionTime; the API server merges them by type with the others):
+// {"apiVersion":"v1","kind":…,"metadata":{…},"status":{"conditions":[…]}}.
+std::string ConditionsApplyBody(absl::string_view kind, absl::string_view ns,
+                                absl::string_view name, const std::vector<Condition>& conditions);
 
 }  // namespace tidepool::k8s

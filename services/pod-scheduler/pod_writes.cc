@@ -1,6 +1,7 @@
 #include "pod_writes.h"
 
 #include "absl/strings/str_cat.h"
+#include "k8s/conditions.h"
 #include "k8s/object_json.h"
 #include "k8s/resource.h"
 #include "tidepool/contract.h"
@@ -32,28 +33,12 @@ std::string JobIdPatchJson(uint32_t job_id) {
 
 std::string UnschedulableStatusJson(const api::PodView& pod, const std::string& reason,
                                     const std::string& message, absl::Time now) {
-  return k8s::JsonObject([&](k8s::JsonWriter& w) {
-    k8s::WriteStringMember(w, "apiVersion", "v1");
-    k8s::WriteStringMember(w, "kind", "Pod");
-    w.Key("metadata");
-    w.StartObject();
-    k8s::WriteStringMember(w, "name", pod.name);
-    k8s::WriteStringMember(w, "namespace", pod.ns);
-    w.EndObject();
-    w.Key("status");
-    w.StartObject();
-    w.Key("conditions");
-    w.StartArray();
-    w.StartObject();
-    k8s::WriteStringMember(w, "type", "PodScheduled");
-    k8s::WriteStringMember(w, "status", "False");
-    k8s::WriteStringMember(w, "reason", reason);
-    k8s::WriteStringMember(w, "message", message);
-    k8s::WriteStringMember(w, "lastTransitionTime", k8s::FormatApiTime(now));
-    w.EndObject();
-    w.EndArray();
-    w.EndObject();
-  });
+  return k8s::ConditionsApplyBody("Pod", pod.ns, pod.name,
+                                  {{.type = "PodScheduled",
+                                    .status = "False",
+                                    .reason = reason,
+                                    .message = message,
+                                    .last_transition_time = k8s::FormatApiTime(now)}});
 }
 
 absl::Status BindPod(k8s::Client& client, const api::PodView& pod, const std::string& node) {

@@ -38,39 +38,18 @@ bool SameCondition(const std::map<std::string, ConditionView>& current,
   return k8s::ConditionUnchanged(current, want.AsCondition());
 }
 
-// {"apiVersion":"v1","kind":KIND,"metadata":{…},"status":{"conditions":[…]}}
+// The apply body of `conditions`, each with its transition time from `current`.
 std::string ConditionsApplyBody(absl::string_view kind, absl::string_view ns,
                                 absl::string_view name,
                                 const std::map<std::string, ConditionView>& current,
                                 const std::vector<DesiredCondition>& conditions, absl::Time now) {
-  rapidjson::StringBuffer buffer;
-  JsonWriter w(buffer);
-  w.StartObject();
-  k8s::WriteStringMember(w, "apiVersion", "v1");
-  k8s::WriteStringMember(w, "kind", kind);
-  w.Key("metadata");
-  w.StartObject();
-  k8s::WriteStringMember(w, "name", name);
-  if (!ns.empty()) k8s::WriteStringMember(w, "namespace", ns);
-  w.EndObject();
-  w.Key("status");
-  w.StartObject();
-  w.Key("conditions");
-  w.StartArray();
+  std::vector<k8s::Condition> timed;
   for (const DesiredCondition& c : conditions) {
-    w.StartObject();
-    k8s::WriteStringMember(w, "type", c.type);
-    k8s::WriteStringMember(w, "status", c.status ? "True" : "False");
-    k8s::WriteStringMember(w, "reason", c.reason);
-    k8s::WriteStringMember(w, "message", c.message);
-    k8s::WriteStringMember(w, "lastTransitionTime",
-                           k8s::TransitionTime(current, c.AsCondition(), now));
-    w.EndObject();
+    k8s::Condition condition = c.AsCondition();
+    condition.last_transition_time = k8s::TransitionTime(current, condition, now);
+    timed.push_back(std::move(condition));
   }
-  w.EndArray();
-  w.EndObject();
-  w.EndObject();
-  return buffer.GetString();
+  return k8s::ConditionsApplyBody(kind, ns, name, timed);
 }
 
 // {"metadata":{"annotations":{key: value-or-null, …}}}
