@@ -23,6 +23,11 @@ ABSL_FLAG(absl::Duration, wait_requeue, absl::Seconds(5),
 ABSL_FLAG(int32_t, max_pod_creates_per_sync, 100,
           "Pods one sync of a NodeSet creates at most (1-10000); a larger scale-out goes on in "
           "the next syncs, the NodeSet's status written after each");
+ABSL_FLAG(std::string, syncer_lease_name, "slurm-syncer",
+          "slurm-syncer's leader-election Lease, in --leader_election_namespace: while it has no "
+          "live holder for 10 s, slurmd pods' SlurmNodeInUse gates are held True (the pods are "
+          "not evicted while nothing watches Slurm). Empty: no hold (slurm-syncer runs without "
+          "leader election)");
 ABSL_FLAG(std::string, cluster_domain, tidepool::api::kDefaultClusterDomain,
           "The Kubernetes cluster's DNS domain (kubelet's --cluster-domain): slurmd pods search "
           "<cluster>-compute.<namespace>.svc.<domain> so Slurm finds a node by its name");
@@ -64,6 +69,16 @@ absl::StatusOr<ControllerOptions> ValidateControllerOptions(ControllerOptions op
                      " is out of range; use 1 to 10000"));
   }
   if (absl::Status s = ValidateClusterDomain(options.cluster_domain); !s.ok()) return s;
+  if (!options.syncer_lease_name.empty() && !k8s::IsDnsSubdomain(options.syncer_lease_name)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--syncer_lease_name=\"", options.syncer_lease_name,
+                     "\" is not a Lease name; use slurm-syncer's --leader_election_id, or empty "
+                     "for a slurm-syncer without leader election"));
+  }
+  if (!options.syncer_lease_name.empty() && options.leader_election.lease_namespace.empty()) {
+    return absl::InvalidArgumentError(
+        "--syncer_lease_name needs --leader_election_namespace (where slurm-syncer's Lease is)");
+  }
   return options;
 }
 
@@ -76,7 +91,8 @@ ControllerOptions ReadControllerFlags() {
           .workers = absl::GetFlag(FLAGS_workers),
           .wait_requeue = absl::GetFlag(FLAGS_wait_requeue),
           .max_pod_creates_per_sync = absl::GetFlag(FLAGS_max_pod_creates_per_sync),
-          .cluster_domain = absl::GetFlag(FLAGS_cluster_domain)};
+          .cluster_domain = absl::GetFlag(FLAGS_cluster_domain),
+          .syncer_lease_name = absl::GetFlag(FLAGS_syncer_lease_name)};
 }
 
 }  // namespace tidepool::nodeset

@@ -7,6 +7,7 @@
 #include "common/log.h"
 #include "controller.h"
 #include "flags.h"
+#include "gate_guard.h"
 #include "k8s/client_flags.h"
 #include "k8s/config.h"
 #include "k8s/leader_election.h"
@@ -68,6 +69,15 @@ class Process {
                     .cluster_domain = options_.cluster_domain},
         options_.workers);
     controller_->RegisterHandlers();
+    std::vector<k8s::Controller*> while_leading = {&controller_->runtime()};
+    if (!options_.syncer_lease_name.empty()) {
+      gate_guard_ = std::make_unique<GateGuard>(
+          client_, *leases_, *informers_.pods, clock_, registry,
+          GateGuardOptions{.lease_namespace = options_.leader_election.lease_namespace,
+                           .lease_name = options_.syncer_lease_name,
+                           .field_manager = "nodeset-controller"});
+      while_leading.push_back(&gate_guard_->runtime());
+    }
     leadership_ = std::make_unique<k8s::Leadership>(
         *leases_, clock_,
         k8s::LeadershipOptions{.enabled = options_.leader_election.enabled,
@@ -75,7 +85,7 @@ class Process {
                                .lease_name = options_.lease_name,
                                .identity = identity_,
                                .leader_gauge = &metrics_.leader()},
-        std::vector<k8s::Controller*>{&controller_->runtime()});
+        std::move(while_leading));
   }
 
   // Workers run only while leading (or always, without --leader_elect), and reconcile
@@ -114,6 +124,7 @@ class Process {
   SyncerSlurmSource slurm_;
   Informers informers_;
   std::unique_ptr<NodeSetController> controller_;
+  std::unique_ptr<GateGuard> gate_guard_;
   std::unique_ptr<k8s::Leadership> leadership_;
 };
 

@@ -39,8 +39,10 @@ TidepoolServices::TidepoolServices(const KubernetesEnv& env, const std::string& 
          "--slurm_rest_address_from=service", "--slurm_jwt_key_refresh_interval=5s",
          "--pod_namespace=" + ns, "--node_poll_interval=1s"});
   const std::string to_syncer = absl::StrCat("--syncer_address=127.0.0.1:", syncer);
-  Start("nodeset-controller", "TIDEPOOL_NODESET_CONTROLLER", FreeLoopbackPort().value(),
-        {kube, "--leader_elect=false", "--watch_namespace=" + ns, to_syncer});
+  Start(
+      "nodeset-controller", "TIDEPOOL_NODESET_CONTROLLER", FreeLoopbackPort().value(),
+      // Its gate guard reads slurm-syncer's Lease, and slurm-syncer here runs without one.
+      {kube, "--leader_elect=false", "--watch_namespace=" + ns, to_syncer, "--syncer_lease_name="});
   // Idle unless the cluster enables spec.podScheduler.
   Start("pod-scheduler", "TIDEPOOL_POD_SCHEDULER", FreeLoopbackPort().value(),
         {kube, "--leader_elect=false", "--slurm_cluster=" + ns + "/" + cluster, to_syncer});

@@ -60,6 +60,9 @@ TEST_CASE("the Lease needs a namespace and a name only with leader election") {
   options.leader_election.lease_namespace.clear();
   CHECK(absl::StrContains(Refusal(options), "--leader_election_namespace"));
   options.leader_election.enabled = false;
+  // slurm-syncer's Lease is looked for there even so.
+  CHECK(absl::StrContains(Refusal(options), "--syncer_lease_name needs"));
+  options.syncer_lease_name.clear();
   CHECK(Refusal(options).empty());
 }
 
@@ -78,6 +81,16 @@ TEST_CASE("the cluster domain must be a DNS name") {
   }
   options.cluster_domain = std::string(64, 'a') + ".local";  // a label longer than 63
   CHECK(absl::StrContains(Refusal(options), "--cluster_domain"));
+}
+
+TEST_CASE("slurm-syncer's Lease name is a Lease name in a namespace, or empty for no gate hold") {
+  ControllerOptions options = Defaults();
+  CHECK(options.syncer_lease_name == "slurm-syncer");
+  CHECK(Refusal(options).empty());
+  options.syncer_lease_name = "";
+  CHECK(Refusal(options).empty());
+  options.syncer_lease_name = "Slurm Syncer";
+  CHECK(absl::StrContains(Refusal(options), "--syncer_lease_name=\"Slurm Syncer\""));
 }
 
 }  // namespace
