@@ -1,8 +1,8 @@
 #pragma once
 
-// What one replica of the cluster-controller sent slurmctld: per cluster, the last
-// reconfigure (its hash, when the call returned, why the load check last failed) and
-// when any reconfigure last returned. The last one's time outlives its load: a reconfigure
+// What one replica of the cluster-controller sent slurmctld: per cluster, one record of
+// its last reconfigure (its hash while it has not loaded, when the call returned, why the
+// load check last failed). The time outlives the load: a reconfigure
 // restarts slurmctld, and the next one, for whatever config, keeps
 // api::ReconfigureSpacing from it even when the first loaded at once. Without that a
 // scale-out of thousands sent one every ~20 s (load check + propagation delay) to a
