@@ -24,10 +24,13 @@ ABSL_FLAG(int32_t, max_pod_creates_per_sync, 100,
           "Pods one sync of a NodeSet creates at most (1-10000); a larger scale-out goes on in "
           "the next syncs, the NodeSet's status written after each");
 ABSL_FLAG(std::string, syncer_lease_name, "slurm-syncer",
-          "slurm-syncer's leader-election Lease, in --leader_election_namespace: while it has no "
+          "slurm-syncer's leader-election Lease, in --syncer_lease_namespace: while it has no "
           "live holder for 10 s, slurmd pods' SlurmNodeInUse gates are held True (the pods are "
           "not evicted while nothing watches Slurm). Empty: no hold (slurm-syncer runs without "
           "leader election)");
+ABSL_FLAG(std::string, syncer_lease_namespace, "",
+          "The namespace slurm-syncer runs in (its Lease); empty: --leader_election_namespace. "
+          "A wrong one finds no Lease and holds every gate True, so kubectl drain waits");
 ABSL_FLAG(std::string, cluster_domain, tidepool::api::kDefaultClusterDomain,
           "The Kubernetes cluster's DNS domain (kubelet's --cluster-domain): slurmd pods search "
           "<cluster>-compute.<namespace>.svc.<domain> so Slurm finds a node by its name");
@@ -42,6 +45,31 @@ absl::Status ValidateClusterDomain(absl::string_view domain) {
       absl::StrCat("--cluster_domain=\"", domain,
                    "\" is not a DNS name; use dot-separated labels of lowercase letters, digits "
                    "and '-' (such as cluster.local)"));
+}
+
+// Checks slurm-syncer's Lease flags and fills in its namespace.
+absl::Status ResolveSyncerLease(ControllerOptions& options) {
+  if (options.syncer_lease_name.empty()) return absl::OkStatus();
+  if (!k8s::IsDnsSubdomain(options.syncer_lease_name)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--syncer_lease_name=\"", options.syncer_lease_name,
+                     "\" is not a Lease name; use slurm-syncer's --leader_election_id, or empty "
+                     "for a slurm-syncer without leader election"));
+  }
+  if (options.syncer_lease_namespace.empty()) {
+    options.syncer_lease_namespace = options.leader_election.lease_namespace;
+  }
+  if (options.syncer_lease_namespace.empty()) {
+    return absl::InvalidArgumentError(
+        "--syncer_lease_name needs --syncer_lease_namespace or --leader_election_namespace "
+        "(where slurm-syncer's Lease is)");
+  }
+  if (!k8s::IsDnsLabel(options.syncer_lease_namespace)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--syncer_lease_namespace=\"", options.syncer_lease_namespace,
+                     "\" is not a namespace name; use the namespace slurm-syncer runs in"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -69,16 +97,7 @@ absl::StatusOr<ControllerOptions> ValidateControllerOptions(ControllerOptions op
                      " is out of range; use 1 to 10000"));
   }
   if (absl::Status s = ValidateClusterDomain(options.cluster_domain); !s.ok()) return s;
-  if (!options.syncer_lease_name.empty() && !k8s::IsDnsSubdomain(options.syncer_lease_name)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--syncer_lease_name=\"", options.syncer_lease_name,
-                     "\" is not a Lease name; use slurm-syncer's --leader_election_id, or empty "
-                     "for a slurm-syncer without leader election"));
-  }
-  if (!options.syncer_lease_name.empty() && options.leader_election.lease_namespace.empty()) {
-    return absl::InvalidArgumentError(
-        "--syncer_lease_name needs --leader_election_namespace (where slurm-syncer's Lease is)");
-  }
+  if (absl::Status s = ResolveSyncerLease(options); !s.ok()) return s;
   return options;
 }
 
@@ -92,7 +111,8 @@ ControllerOptions ReadControllerFlags() {
           .wait_requeue = absl::GetFlag(FLAGS_wait_requeue),
           .max_pod_creates_per_sync = absl::GetFlag(FLAGS_max_pod_creates_per_sync),
           .cluster_domain = absl::GetFlag(FLAGS_cluster_domain),
-          .syncer_lease_name = absl::GetFlag(FLAGS_syncer_lease_name)};
+          .syncer_lease_name = absl::GetFlag(FLAGS_syncer_lease_name),
+          .syncer_lease_namespace = absl::GetFlag(FLAGS_syncer_lease_namespace)};
 }
 
 }  // namespace tidepool::nodeset

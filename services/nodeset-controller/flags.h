@@ -20,6 +20,7 @@ ABSL_DECLARE_FLAG(absl::Duration, wait_requeue);
 ABSL_DECLARE_FLAG(int32_t, max_pod_creates_per_sync);
 ABSL_DECLARE_FLAG(std::string, cluster_domain);
 ABSL_DECLARE_FLAG(std::string, syncer_lease_name);
+ABSL_DECLARE_FLAG(std::string, syncer_lease_namespace);
 
 namespace tidepool::nodeset {
 
@@ -33,8 +34,10 @@ struct ControllerOptions {
   absl::Duration wait_requeue;
   int max_pod_creates_per_sync = 100;
   std::string cluster_domain;  // the Kubernetes cluster's DNS domain, "cluster.local"
-  // slurm-syncer's Lease, in leader_election.lease_namespace ("" = no gate guard).
+  // slurm-syncer's Lease ("" = no gate guard) and its namespace (validation fills in
+  // leader_election.lease_namespace when empty).
   std::string syncer_lease_name = "slurm-syncer";
+  std::string syncer_lease_namespace;
 };
 
 // The error names the flag and says what is accepted.

@@ -1,13 +1,11 @@
 #include "gate_guard.h"
 
-#include <optional>
 #include <utility>
 #include <vector>
 
 #include "common/log.h"
-#include "common/metrics.h"
 #include "gate_hold.h"
-#include "k8s/resource.h"
+#include "tidepool/gate_hold.h"
 #include "tidepool/pod_view.h"
 
 namespace tidepool::nodeset {
@@ -19,28 +17,18 @@ constexpr absl::Duration kLeaseReadTimeout = absl::Seconds(5);
 }  // namespace
 
 GateGuard::GateGuard(k8s::Client& client, k8s::LeaseClient& leases, k8s::Informer& pods,
-                     common::Clock* clock, prometheus::Registry& registry, GateGuardOptions options)
+                     common::Clock* clock, ControllerMetrics& metrics, GateGuardOptions options)
     : client_(client),
       leases_(leases),
       pods_(pods),
       clock_(clock),
       options_(std::move(options)),
-      gates_held_(prometheus::BuildCounter()
-                      .Name(common::MetricName("nodeset-controller", "gates_held_total"))
-                      .Help("slurmd pods' SlurmNodeInUse gates turned True while slurm-syncer "
-                            "had no leader")
-                      .Register(registry)
-                      .Add({})),
-      syncer_absent_(prometheus::BuildGauge()
-                         .Name(common::MetricName("nodeset-controller", "slurm_syncer_absent"))
-                         .Help("1 while slurm-syncer's Lease has had no live holder for the "
-                               "grace (its gates are held True), else 0")
-                         .Register(registry)
-                         .Add({})),
+      metrics_(metrics),
       runtime_(*this, clock,
                {.name = "gate-guard",
                 .workers = 1,
                 .caches_synced = [&pods] { return pods.HasSynced(); },
+                .caches_current = [&pods] { return k8s::CachesCurrent({&pods}); },
                 .all_keys = [] { return std::vector<std::string>{kKey}; }}) {}
 
 absl::StatusOr<k8s::ReconcileResult> GateGuard::Reconcile(const std::string& /*key*/) {
@@ -50,13 +38,9 @@ absl::StatusOr<k8s::ReconcileResult> GateGuard::Reconcile(const std::string& /*k
   const bool absent = SyncerAbsent(lease_, options_.grace, clock_->Now());
   if (absent != absent_) {
     absent_ = absent;
-    syncer_absent_.Set(absent ? 1 : 0);
+    metrics_.SetSyncerAbsent(absent);
     if (absent) {
-      common::LogWarn("slurm_syncer_absent",
-                      {{"lease", options_.lease_namespace + "/" + options_.lease_name},
-                       {"action",
-                        "slurmd pods' SlurmNodeInUse gates held True (not evictable) "
-                        "until slurm-syncer leads again"}});
+      LogSyncerAbsent();
     } else {
       common::LogInfo("slurm_syncer_back",
                       {{"lease", options_.lease_namespace + "/" + options_.lease_name}});
@@ -68,6 +52,25 @@ absl::StatusOr<k8s::ReconcileResult> GateGuard::Reconcile(const std::string& /*k
     }
   }
   return again;
+}
+
+void GateGuard::LogSyncerAbsent() const {
+  const std::string lease = options_.lease_namespace + "/" + options_.lease_name;
+  const std::string cause = SyncerAbsenceCause(lease_);
+  common::LogWarn("slurm_syncer_absent",
+                  {{"lease", lease},
+                   {"cause", cause},
+                   {"action",
+                    "slurmd pods' SlurmNodeInUse gates held True (not evictable) until "
+                    "slurm-syncer leads again"}});
+  if (cause == "missing") {
+    // Looked for in the wrong namespace, the Lease is never found: every gate held for good.
+    common::LogWarn("syncer_lease_missing",
+                    {{"lease", lease},
+                     {"hint",
+                      "if slurm-syncer runs in another namespace, pass it as "
+                      "--syncer_lease_namespace (chart value syncerNamespace)"}});
+  }
 }
 
 bool GateGuard::ObserveSyncerLease() {
@@ -89,22 +92,19 @@ bool GateGuard::ObserveSyncerLease() {
 }
 
 int GateGuard::HoldGates() {
-  const k8s::ApplyOptions apply{.field_manager = options_.field_manager, .force = true};
   int held = 0;
   for (const k8s::CachedObjectPtr& object : pods_.List()) {
     absl::StatusOr<api::PodView> pod = api::PodViewOf(*object);
-    if (!pod.ok()) continue;
-    std::optional<std::string> body = GateHoldApplyBody(*pod, clock_->Now());
-    if (!body.has_value()) continue;
-    absl::StatusOr<std::string> applied =
-        client_.Apply(k8s::Pods(), pod->ns, pod->name, *body, apply, "status");
-    if (!applied.ok()) {
-      if (!absl::IsNotFound(applied.status())) {
-        common::LogWarn("gate_hold_failed", {{"pod", pod->Key()}, {"error", applied.status()}});
-      }
+    if (!pod.ok() || !HoldsGateOf(*pod)) continue;
+    absl::StatusOr<bool> written =
+        api::HoldGate(client_, pod->ns, pod->name, pod->conditions, api::kSyncerAbsentHold,
+                      options_.field_manager, clock_->Now());
+    if (!written.ok()) {
+      common::LogWarn("gate_hold_failed", {{"pod", pod->Key()}, {"error", written.status()}});
       continue;
     }
-    gates_held_.Increment();
+    if (!*written) continue;
+    metrics_.CountGateHeld();
     ++held;
   }
   return held;

@@ -14,9 +14,7 @@
 #include "k8s/controller.h"
 #include "k8s/informer.h"
 #include "k8s/leader_election.h"
-#include "prometheus/counter.h"
-#include "prometheus/gauge.h"
-#include "prometheus/registry.h"
+#include "metrics.h"
 
 namespace tidepool::nodeset {
 
@@ -32,7 +30,7 @@ class GateGuard : public k8s::Reconciler {
  public:
   // Everything passed outlives the guard; `pods` is the informer of slurmd pods.
   GateGuard(k8s::Client& client, k8s::LeaseClient& leases, k8s::Informer& pods,
-            common::Clock* clock, prometheus::Registry& registry, GateGuardOptions options);
+            common::Clock* clock, ControllerMetrics& metrics, GateGuardOptions options);
 
   absl::StatusOr<k8s::ReconcileResult> Reconcile(const std::string& key) override;
 
@@ -42,6 +40,7 @@ class GateGuard : public k8s::Reconciler {
  private:
   // Reads the Lease into lease_; false when it could not be read (nothing is decided).
   bool ObserveSyncerLease();
+  void LogSyncerAbsent() const;
   // Applies the gate True on every pod whose gate is False; how many.
   int HoldGates();
 
@@ -50,8 +49,7 @@ class GateGuard : public k8s::Reconciler {
   k8s::Informer& pods_;
   common::Clock* const clock_;
   const GateGuardOptions options_;
-  prometheus::Counter& gates_held_;
-  prometheus::Gauge& syncer_absent_;
+  ControllerMetrics& metrics_;
   k8s::LeaseObservation lease_;  // only the runtime's one worker touches it
   bool absent_ = false;
   k8s::Controller runtime_;

@@ -2,9 +2,7 @@
 
 #include <algorithm>
 
-#include "k8s/conditions.h"
-#include "k8s/object_json.h"
-#include "tidepool/contract.h"
+#include "tidepool/gate_hold.h"
 
 namespace tidepool::nodeset {
 
@@ -21,18 +19,13 @@ bool SyncerAbsent(const k8s::LeaseObservation& lease, absl::Duration grace, absl
   return unchanged > absl::Seconds(std::max<int64_t>(lease.record->lease_duration_seconds, 0));
 }
 
-std::optional<std::string> GateHoldApplyBody(const api::PodView& pod, absl::Time now) {
-  if (pod.node_set.empty() || pod.controller_uid.empty()) return std::nullopt;
-  auto gate = pod.conditions.find(api::kSlurmNodeInUseCondition);
-  if (gate == pod.conditions.end() || gate->second.status != "False") return std::nullopt;
-  return k8s::ConditionsApplyBody(
-      "Pod", pod.ns, pod.name,
-      {{.type = api::kSlurmNodeInUseCondition,
-        .status = "True",
-        .reason = kSyncerAbsentReason,
-        .message = "slurm-syncer is not running: whether jobs run on the Slurm node is not known, "
-                   "so the pod is not evicted until slurm-syncer is back",
-        .last_transition_time = k8s::FormatApiTime(now)}});
+std::string SyncerAbsenceCause(const k8s::LeaseObservation& lease) {
+  if (!lease.record.has_value()) return "missing";
+  return lease.record->holder_identity.empty() ? "released" : "expired";
+}
+
+bool HoldsGateOf(const api::PodView& pod) {
+  return !pod.node_set.empty() && !pod.controller_uid.empty() && api::GateFalse(pod.conditions);
 }
 
 }  // namespace tidepool::nodeset

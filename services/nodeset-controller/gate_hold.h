@@ -1,13 +1,8 @@
 #pragma once
 
-// Whether slurm-syncer is there to keep the slurmd pods' readiness gates true, and the
-// write that holds a gate while it is not. A gate slurm-syncer turned False ("drained and
-// idle: the pod may be evicted") stays False while no syncer runs, though a person may
-// resume the Slurm node meanwhile and Slurm start jobs there: an eviction would then end
-// them. So while slurm-syncer has no leader, nodeset-controller turns such gates True
-// (not evictable); the syncer, back, writes what Slurm says.
+// Whether slurm-syncer is there to keep the slurmd pods' readiness gates current: while it
+// has no leader, nodeset-controller holds their False gates True (tidepool/gate_hold.h).
 
-#include <optional>
 #include <string>
 
 #include "absl/time/time.h"
@@ -15,8 +10,6 @@
 #include "tidepool/pod_view.h"
 
 namespace tidepool::nodeset {
-
-inline constexpr char kSyncerAbsentReason[] = "SlurmSyncerAbsent";
 
 // Records that slurm-syncer's Lease does not exist (as ObserveLease records one that does):
 // the time moves only when this is news.
@@ -29,8 +22,12 @@ void ObserveMissingLease(absl::Time now, k8s::LeaseObservation& observation);
 // never the renewTime another machine wrote.
 bool SyncerAbsent(const k8s::LeaseObservation& lease, absl::Duration grace, absl::Time now);
 
-// The status apply that turns the pod's SlurmNodeInUse gate True, for a pod of a NodeSet
-// whose gate is False; nullopt for any other pod.
-std::optional<std::string> GateHoldApplyBody(const api::PodView& pod, absl::Time now);
+// Why an absent slurm-syncer is absent, for the log: its Lease "missing", "released" or
+// "expired" (not renewed within its duration).
+std::string SyncerAbsenceCause(const k8s::LeaseObservation& lease);
+
+// True for a pod of a NodeSet (labelled and controlled by one) whose gate is False: what
+// the guard holds.
+bool HoldsGateOf(const api::PodView& pod);
 
 }  // namespace tidepool::nodeset

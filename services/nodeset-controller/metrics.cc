@@ -50,7 +50,19 @@ ControllerMetrics::ControllerMetrics(prometheus::Registry& registry)
                            .Name(Name("slurm_reachable"))
                            .Help("1 while slurm-syncer's node watch is current, else 0")
                            .Register(registry)
-                           .Add({})) {
+                           .Add({})),
+      gates_held_(prometheus::BuildCounter()
+                      .Name(Name("gates_held_total"))
+                      .Help("slurmd pods' SlurmNodeInUse gates turned True while slurm-syncer "
+                            "had no leader")
+                      .Register(registry)
+                      .Add({})),
+      syncer_absent_(prometheus::BuildGauge()
+                         .Name(Name("slurm_syncer_absent"))
+                         .Help("1 while slurm-syncer's Lease has had no live holder for the "
+                               "grace (its gates are held True), else 0")
+                         .Register(registry)
+                         .Add({})) {
   common::AddZeroSeries(syncs_, {{"result", {"success", "error"}}});
   const std::vector<std::string> causes = {DeletionCauseName(DeletionCause::kScaleIn),
                                            DeletionCauseName(DeletionCause::kUpdate),

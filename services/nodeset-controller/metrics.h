@@ -25,6 +25,9 @@ class ControllerMetrics {
   void CountUndrain() { undrains_.Increment(); }
   prometheus::Gauge& leader() { return leader_; }  // for k8s::LeadershipOptions
   void SetSlurmReachable(bool reachable) { slurm_reachable_.Set(reachable ? 1 : 0); }
+  // The gate guard (gate_guard.h): a gate held True, and whether it holds them now.
+  void CountGateHeld() { gates_held_.Increment(); }
+  void SetSyncerAbsent(bool absent) { syncer_absent_.Set(absent ? 1 : 0); }
 
  private:
   prometheus::Family<prometheus::Counter>& syncs_;
@@ -35,6 +38,8 @@ class ControllerMetrics {
   prometheus::Counter& undrains_;
   prometheus::Gauge& leader_;
   prometheus::Gauge& slurm_reachable_;
+  prometheus::Counter& gates_held_;
+  prometheus::Gauge& syncer_absent_;
 };
 
 }  // namespace tidepool::nodeset

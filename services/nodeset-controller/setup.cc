@@ -72,8 +72,8 @@ class Process {
     std::vector<k8s::Controller*> while_leading = {&controller_->runtime()};
     if (!options_.syncer_lease_name.empty()) {
       gate_guard_ = std::make_unique<GateGuard>(
-          client_, *leases_, *informers_.pods, clock_, registry,
-          GateGuardOptions{.lease_namespace = options_.leader_election.lease_namespace,
+          client_, *leases_, *informers_.pods, clock_, metrics_,
+          GateGuardOptions{.lease_namespace = options_.syncer_lease_namespace,
                            .lease_name = options_.syncer_lease_name,
                            .field_manager = "nodeset-controller"});
       while_leading.push_back(&gate_guard_->runtime());

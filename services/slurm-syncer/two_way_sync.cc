@@ -76,6 +76,12 @@ struct TwoWaySync::Metrics {
                    .Name(common::MetricName("slurm-syncer", "drain_changes_total"))
                    .Help("Drains set or cleared by the two-way sync, by cause")
                    .Register(registry)),
+        gates_held(prometheus::BuildCounter()
+                       .Name(common::MetricName("slurm-syncer", "gates_held_total"))
+                       .Help("slurmd pods' SlurmNodeInUse gates turned True while Slurm was "
+                             "out of sight")
+                       .Register(registry)
+                       .Add({})),
         leader(common::RegisterLeaderGauge(registry, "slurm-syncer")) {
     common::AddZeroSeries(syncs, {{"direction", {"to_slurm", "to_kubernetes"}},
                                   {"result", {"ok", "error", "skipped"}}});
@@ -87,6 +93,7 @@ struct TwoWaySync::Metrics {
   }
   prometheus::Family<prometheus::Counter>& syncs;
   prometheus::Family<prometheus::Counter>& drains;
+  prometheus::Counter& gates_held;
   prometheus::Gauge& leader;
 };
 
@@ -106,6 +113,12 @@ TwoWaySync::TwoWaySync(k8s::Client& client, NodeFeed& feed, NodeDrainer& drainer
       to_kubernetes_reconciler_(*this, Direction::kToKubernetes),
       to_slurm_(to_slurm_reconciler_, clock_, RuntimeOptions(Direction::kToSlurm)),
       to_kubernetes_(to_kubernetes_reconciler_, clock_, RuntimeOptions(Direction::kToKubernetes)),
+      outage_hold_(client,
+                   {.slurm_current = [this] { return feed_.Current(); },
+                    .caches_synced = [this] { return Synced(); },
+                    .caches_current = [this] { return CachesCurrent(); },
+                    .cluster_pods = [this] { return ClusterPods(); }},
+                   clock_, metrics_->gates_held, {.field_manager = options_.field_manager}),
       leases_(k8s::ApiLeaseClient(client)),
       leadership_(*leases_, clock_,
                   {.enabled = options_.leader_elect,
@@ -113,7 +126,7 @@ TwoWaySync::TwoWaySync(k8s::Client& client, NodeFeed& feed, NodeDrainer& drainer
                    .lease_name = "slurm-syncer",
                    .identity = options_.identity,
                    .leader_gauge = &metrics_->leader},
-                  {&to_slurm_, &to_kubernetes_}) {}
+                  {&to_slurm_, &to_kubernetes_, &outage_hold_.runtime()}) {}
 
 TwoWaySync::~TwoWaySync() { Stop(); }
 
@@ -295,6 +308,15 @@ bool TwoWaySync::OwnedByClusterNodeSet(const PodObservation& pod) {
   absl::MutexLock lock(&mutex_);
   auto it = node_set_namespaces_.find(pod.controller_uid);
   return it != node_set_namespaces_.end() && it->second == pod.ns;
+}
+
+std::vector<PodObservation> TwoWaySync::ClusterPods() {
+  std::vector<PodObservation> pods;
+  for (const k8s::CachedObjectPtr& object : pods_.List()) {
+    absl::StatusOr<PodObservation> pod = ObservePod(*object);
+    if (pod.ok() && OwnedByClusterNodeSet(*pod)) pods.push_back(*std::move(pod));
+  }
+  return pods;
 }
 
 namespace {

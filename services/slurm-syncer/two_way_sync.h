@@ -7,13 +7,15 @@
 // pod and Node conditions and annotations. Each direction has a queue and workers of its
 // own, so a drain never waits behind Kubernetes writes held up by the client's rate limit
 // (after a mass change in Slurm, hundreds of them). While either side cannot be seen
-// (informers not synced, Slurm unavailable) nothing is changed on the other. Both
+// (informers not synced, Slurm unavailable) nothing is changed on the other, but for the
+// readiness gates held True through a long Slurm outage (outage_gate_hold.h). Both
 // directions are controllers of the runtime (k8s/controller.h), run only while this
 // replica holds the lease (k8s/leadership.h) when leader election is on.
 //
 //   tidepool_slurm_syncer_k8s_syncs_total{direction="to_slurm|to_kubernetes",
 //                                         result="ok|error|skipped"}
 //   tidepool_slurm_syncer_drain_changes_total{action="drain|undrain", cause}
+//   tidepool_slurm_syncer_gates_held_total (outage_gate_hold.h)
 
 #include <memory>
 #include <optional>
@@ -35,6 +37,7 @@
 #include "k8s_observation.h"
 #include "node_drainer.h"
 #include "node_poller.h"
+#include "outage_gate_hold.h"
 #include "prometheus/counter.h"
 #include "prometheus/registry.h"
 #include "urgency.h"
@@ -98,6 +101,8 @@ class TwoWaySync {
   void RebuildNodeMap();
   // The pod's controller is a NodeSet of the cluster.
   bool OwnedByClusterNodeSet(const PodObservation& pod);
+  // The cached slurmd pods the cluster's NodeSets control.
+  std::vector<PodObservation> ClusterPods();
   void FollowSlurm(std::stop_token stop);
   absl::Status Sync(const std::string& slurm_node, Direction direction);
   // Empty when the pair cannot be synced now (a side unseen, no pod).
@@ -120,6 +125,7 @@ class TwoWaySync {
   DirectionReconciler to_kubernetes_reconciler_;
   k8s::Controller to_slurm_;
   k8s::Controller to_kubernetes_;
+  OutageGateHold outage_hold_;
   std::unique_ptr<k8s::LeaseClient> leases_;
   k8s::Leadership leadership_;
 

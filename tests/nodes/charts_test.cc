@@ -185,6 +185,29 @@ void CheckLeadersArePods(const KubernetesEnv& env) {
   }
 }
 
+// nodeset-controller's gate guard runs on its leader and, now, sees slurm-syncer lead: each
+// slurm_syncer_absent it logged was followed by a slurm_syncer_back (per pod they
+// alternate, so equal counts over both pods mean neither holds gates now). Looked for in the
+// wrong namespace, the Lease is never found and the gates stay held.
+void CheckGateGuardSeesSyncer(const KubernetesEnv& env) {
+  const std::string logs =
+      MustKubectl(env, {"-n", kServicesNamespace, "logs", "--tail=-1", "--prefix", "-l",
+                        "app.kubernetes.io/name=nodeset-controller"});
+  const auto count = [&](const std::string& event) {
+    int n = 0;
+    for (size_t at = logs.find(event); at != std::string::npos; at = logs.find(event, at + 1)) ++n;
+    return n;
+  };
+  INFO(logs.substr(logs.size() > 6000 ? logs.size() - 6000 : 0));
+  CHECK(absl::StrContains(logs, "controller=gate-guard"));
+  CHECK(count("event=slurm_syncer_absent") == count("event=slurm_syncer_back"));
+  CHECK(count("event=syncer_lease_unread") == 0);
+  if (count("event=slurm_syncer_absent") > 0) {
+    WARN("gate guard saw slurm-syncer absent " << count("event=slurm_syncer_absent")
+                                               << " time(s), and back each time");
+  }
+}
+
 // A batch job as root from the controller pod, on both compute pods, to its end.
 void RunBatchJob(const KubernetesEnv& env, const std::string& ns) {
   const std::string job = Trimmed(MustKubectl(
@@ -320,11 +343,14 @@ TEST_CASE("the charts install Tidepool and a Slurm cluster with helm, upgrade an
   CheckLeadersArePods(env);
   RunBatchJob(env, ns);
   RunPodThroughSlurm(env, ns);
+  CheckGateGuardSeesSyncer(env);
 
   Upgrade(env, helm, charts + "/tidepool");
   REQUIRE(PollUntil([&] { return absl::StrContains(Sinfo(env, ns), "batch* idle 2 cpu-[01-02]"); },
                     absl::Minutes(2), absl::Seconds(2)));
   RunBatchJob(env, ns);
+  // Both upgraded at once: the new nodeset-controller's guard watched slurm-syncer's rollout.
+  CheckGateGuardSeesSyncer(env);
 
   // The cluster first, while the controllers that tear it down still run.
   MustCommand({helm, "uninstall", "research", "-n", ns, "--wait", "--timeout", "5m", "--kubeconfig",

@@ -221,6 +221,38 @@ TEST_CASE("wrong chart values fail with a message naming the value") {
   fs::remove_all(charts, error);
 }
 
+TEST_CASE("nodeset-controller reads slurm-syncer's Lease in the namespace slurm-syncer runs in") {
+  const std::string helm = Helm();
+  const std::string charts = ChartsCopy();
+  const std::string chart = charts + "/nodeset-controller";
+  Must({helm, "dependency", "build", chart});
+  // Default: the release's namespace, where its own Lease Role already grants get.
+  const std::string same =
+      Must({helm, "template", "t", chart, "--namespace", "tidepool-system"}).output;
+  CHECK(absl::StrContains(same, "--syncer_lease_namespace=tidepool-system"));
+  CHECK(absl::StrContains(same, "--syncer_address=slurm-syncer.tidepool-system.svc:50051"));
+  CHECK(RolesIn(same, "slurm").empty());
+  // Elsewhere: the Lease and the address there, and get of that one Lease only there.
+  const std::string other = Must({helm, "template", "t", chart, "--namespace", "tidepool-system",
+                                  "--set", "syncerNamespace=slurm"})
+                                .output;
+  CHECK(absl::StrContains(other, "--syncer_lease_namespace=slurm"));
+  CHECK(absl::StrContains(other, "--syncer_address=slurm-syncer.slurm.svc:50051"));
+  const std::string roles = RolesIn(other, "slurm");
+  CAPTURE(roles);
+  CHECK(absl::StrContains(roles, "tidepool-nodeset-controller-syncer-lease: "));
+  CHECK(absl::StrContains(roles, "resourceNames"));
+  CHECK(absl::StrContains(roles, "slurm-syncer"));
+  CHECK_FALSE(absl::StrContains(roles, "update"));
+  // A namespace that is not one is refused by the values schema.
+  const CommandResult bad = Template(helm, chart, {"--set", "syncerNamespace=Slurm_NS"});
+  CAPTURE(bad.output);
+  CHECK(bad.exit_code != 0);
+  CHECK(absl::StrContains(bad.output, "syncerNamespace"));
+  std::error_code error;
+  fs::remove_all(charts, error);
+}
+
 TEST_CASE("the slurm-cluster chart renders a SlurmCluster and NodeSets the API server accepts") {
   auto env = Kubernetes();
   REQUIRE(env.ok());

@@ -11,6 +11,7 @@
 #include "harness.h"
 #include "k8s/conditions.h"
 #include "k8s/object_json.h"
+#include "support/kube_namespace.h"
 #include "support/ports.h"
 #include "tidepool/contract.h"
 
@@ -22,16 +23,16 @@ void RequireOk(const absl::Status& status) {
   REQUIRE(status.ok());
 }
 
-// slurm-syncer's Lease, held by "syncer-0" for 3 s from now (server-side apply: the test
-// renews it by applying again).
-void RenewSyncerLease(TestNamespace& ns) {
+// slurm-syncer's Lease in `lease_namespace`, held by "syncer-0" for 3 s from now
+// (server-side apply: the test renews it by applying again).
+void RenewSyncerLease(TestNamespace& ns, const std::string& lease_namespace) {
   const std::string now = k8s::FormatMicroTime(absl::Now());
   const std::string lease = absl::StrCat(
       R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"slurm-syncer"},)",
       R"("spec":{"holderIdentity":"syncer-0","leaseDurationSeconds":3,"acquireTime":")", now,
       R"(","renewTime":")", now, R"("}})");
   RequireOk(ns.client()
-                .Apply(k8s::Leases(), ns.name(), "slurm-syncer", lease,
+                .Apply(k8s::Leases(), lease_namespace, "slurm-syncer", lease,
                        {.field_manager = "test-syncer", .force = true})
                 .status());
 }
@@ -62,7 +63,7 @@ std::string Gate(TestNamespace& ns, const std::string& pod) {
 TEST_CASE("a drained idle pod's gate is held True once slurm-syncer stops renewing its Lease") {
   TestNamespace ns;
   ns.CreateNode("a");
-  RenewSyncerLease(ns);
+  RenewSyncerLease(ns, ns.name());
   Controller controller(ns,
                         absl::StrCat("127.0.0.1:", tidepool::testing::FreeLoopbackPort().value()));
   ns.CreateNodeSet("workers", "w", std::nullopt);
@@ -73,7 +74,7 @@ TEST_CASE("a drained idle pod's gate is held True once slurm-syncer stops renewi
   std::atomic<bool> renewing = true;
   std::jthread syncer([&](std::stop_token stop) {
     while (!stop.stop_requested()) {
-      if (renewing) RenewSyncerLease(ns);
+      if (renewing) RenewSyncerLease(ns, ns.name());
       absl::SleepFor(absl::Seconds(1));
     }
   });
@@ -97,6 +98,33 @@ TEST_CASE("a drained idle pod's gate is held True once slurm-syncer stops renewi
   WriteIdleGate(ns, "w-01");
   absl::SleepFor(absl::Seconds(5));
   CHECK(Gate(ns, "w-01") == "False/DrainedIdle");
+}
+
+TEST_CASE("slurm-syncer's Lease is read in the namespace slurm-syncer runs in") {
+  TestNamespace ns;
+  ns.CreateNode("a");
+  const std::string syncer_namespace = ns.name() + "-syncer";
+  RequireOk(tidepool::testing::EnsurePodNamespace(ns.client(), syncer_namespace));
+  RenewSyncerLease(ns, syncer_namespace);
+  Controller controller(ns,
+                        absl::StrCat("127.0.0.1:", tidepool::testing::FreeLoopbackPort().value()),
+                        {"--syncer_lease_namespace=" + syncer_namespace});
+  ns.CreateNodeSet("workers", "w", std::nullopt);
+  REQUIRE(WaitUntil([&] { return ns.PodNames() == std::vector<std::string>{"w-01"}; }));
+  WriteIdleGate(ns, "w-01");
+
+  // Renewed there and none in the controller's own namespace: the syncer is there, its gate
+  // stands past the 10 s grace (looked for in the wrong namespace, it would be held).
+  std::jthread syncer([&](std::stop_token stop) {
+    while (!stop.stop_requested()) {
+      RenewSyncerLease(ns, syncer_namespace);
+      absl::SleepFor(absl::Seconds(1));
+    }
+  });
+  absl::SleepFor(absl::Seconds(16));
+  INFO(controller.Output());
+  CHECK(Gate(ns, "w-01") == "False/DrainedIdle");
+  CHECK_FALSE(absl::StrContains(controller.Output(), "slurm_syncer_absent"));
 }
 
 }  // namespace

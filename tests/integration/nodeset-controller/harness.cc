@@ -196,15 +196,21 @@ void TestNamespace::FinishDeletions(std::stop_token stop) {
   }
 }
 
-Controller::Controller(const TestNamespace& ns, const std::string& syncer_address) {
+Controller::Controller(const TestNamespace& ns, const std::string& syncer_address,
+                       const std::vector<std::string>& extra_flags) {
   http_port_ = tidepool::testing::FreeLoopbackPort().value();
-  absl::StatusOr<ChildProcess> process = ChildProcess::Spawn(
-      Binary(),
-      {"--listen_address=127.0.0.1",
-       absl::StrCat("--grpc_port=", tidepool::testing::FreeLoopbackPort().value()),
-       absl::StrCat("--http_port=", http_port_), "--kubeconfig=" + ns.env().kubeconfig,
-       "--syncer_address=" + syncer_address, "--watch_namespace=" + ns.name(),
-       "--leader_election_namespace=" + ns.name(), "--wait_requeue=1s", "--log_level=debug"});
+  std::vector<std::string> flags = {
+      "--listen_address=127.0.0.1",
+      absl::StrCat("--grpc_port=", tidepool::testing::FreeLoopbackPort().value()),
+      absl::StrCat("--http_port=", http_port_),
+      "--kubeconfig=" + ns.env().kubeconfig,
+      "--syncer_address=" + syncer_address,
+      "--watch_namespace=" + ns.name(),
+      "--leader_election_namespace=" + ns.name(),
+      "--wait_requeue=1s",
+      "--log_level=debug"};
+  flags.insert(flags.end(), extra_flags.begin(), extra_flags.end());
+  absl::StatusOr<ChildProcess> process = ChildProcess::Spawn(Binary(), flags);
   RequireOk(process.status());
   process_.emplace(*std::move(process));
 }

@@ -77,7 +77,8 @@ class TestNamespace {
 // The nodeset-controller binary watching `ns` (lease there too) on free ports.
 class Controller {
  public:
-  Controller(const TestNamespace& ns, const std::string& syncer_address);
+  Controller(const TestNamespace& ns, const std::string& syncer_address,
+             const std::vector<std::string>& extra_flags = {});
   ~Controller();
   std::string Output() const { return process_->Output(); }
   std::string Metrics();

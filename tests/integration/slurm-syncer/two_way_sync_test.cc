@@ -1,7 +1,8 @@
 // slurm-syncer's two-way sync against a real API server and a real Slurm: Kubernetes
 // causes (cordon, pod not ready, Node condition) drain the pod's Slurm node with k8s:
 // reasons and undrain it when they clear; a person's drain in Slurm is left alone and
-// shows on the Node and pod; while slurmrestd is down nothing changes on either side.
+// shows on the Node and pod; while slurmrestd is down nothing changes on either side but
+// for the readiness gates of drained idle pods, held True.
 // The test plays kubelet: it creates Nodes and slurmd pods bound to them for the
 // environment's Slurm nodes n-01 and n-02, and sets their Ready condition itself.
 #include <catch2/catch_test_macros.hpp>
@@ -381,6 +382,43 @@ TEST_CASE("while slurmrestd is down the syncer changes nothing on either side") 
             },
             absl::Seconds(30))
             .has_value());
+}
+
+TEST_CASE("a drained idle pod's gate is held True while Slurm is out of sight") {
+  TwoWayFixture f;
+  const auto gate = [&](const std::string& pod) {
+    return ReadField(*f.client, k8s::Pods(), kNamespace, pod,
+                     Condition("tidepool.dev/SlurmNodeInUse"));
+  };
+  f.PatchNode("n-01", R"({"spec":{"unschedulable":true}})");
+  REQUIRE(
+      Eventually([&] { return absl::StartsWith(gate("n-01"), "False/DrainedIdle"); }).has_value());
+  REQUIRE(
+      Eventually([&] { return absl::StartsWith(gate("n-02"), "True/AcceptingJobs"); }).has_value());
+  {
+    SlurmRestOutage outage(f.slurm);
+    const absl::Time down = absl::Now();
+    // A person could resume n-01 now and Slurm start jobs there: after the grace (10 s from
+    // when the syncer saw the outage) its pod is no longer evictable.
+    const bool held =
+        Eventually([&] { return absl::StartsWith(gate("n-01"), "True/SlurmUnreachable"); },
+                   absl::Seconds(40))
+            .has_value();
+    INFO(f.syncer->Output());
+    REQUIRE(held);
+    CHECK(absl::Now() - down >= absl::Seconds(10));
+    CHECK(absl::StartsWith(gate("n-02"), "True/AcceptingJobs"));  // a True gate stays as it is
+    CHECK(absl::StrContains(f.syncer->Output(), "event=slurm_out_of_sight_gates_held"));
+    absl::StatusOr<HttpResponse> metrics = f.syncer->Get("/metrics");
+    REQUIRE(metrics.ok());
+    CHECK(absl::StrContains(metrics->body, "tidepool_slurm_syncer_gates_held_total 1"));
+  }
+  // Slurm in sight again: the two-way sync writes what Slurm says (n-01 is still cordoned,
+  // drained and idle).
+  CHECK(Eventually([&] { return absl::StartsWith(gate("n-01"), "False/DrainedIdle"); },
+                   absl::Seconds(30))
+            .has_value());
+  CHECK(absl::StrContains(f.syncer->Output(), "event=slurm_in_sight_gates_released"));
 }
 
 }  // namespace

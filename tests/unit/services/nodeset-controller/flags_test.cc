@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 
 namespace tidepool::nodeset {
 namespace {
@@ -91,6 +92,31 @@ TEST_CASE("slurm-syncer's Lease name is a Lease name in a namespace, or empty fo
   CHECK(Refusal(options).empty());
   options.syncer_lease_name = "Slurm Syncer";
   CHECK(absl::StrContains(Refusal(options), "--syncer_lease_name=\"Slurm Syncer\""));
+}
+
+TEST_CASE("slurm-syncer's Lease is looked for in its own namespace, by default this one's") {
+  ControllerOptions options = Defaults();
+  options.leader_election.lease_namespace = "tidepool-system";
+  absl::StatusOr<ControllerOptions> valid = ValidateControllerOptions(options);
+  REQUIRE(valid.ok());
+  CHECK(valid->syncer_lease_namespace == "tidepool-system");
+  options.syncer_lease_namespace = "slurm";
+  valid = ValidateControllerOptions(options);
+  REQUIRE(valid.ok());
+  CHECK(valid->syncer_lease_namespace == "slurm");
+  CHECK(valid->leader_election.lease_namespace == "tidepool-system");
+  // Without leader election of its own, the syncer's namespace alone is enough.
+  options.leader_election.lease_namespace.clear();
+  options.leader_election.enabled = false;
+  CHECK(Refusal(options).empty());
+  for (const char* invalid : {"Slurm", "slurm.system", "-slurm", "slurm system"}) {
+    options.syncer_lease_namespace = invalid;
+    CHECK(absl::StrContains(Refusal(options),
+                            absl::StrCat("--syncer_lease_namespace=\"", invalid, "\"")));
+  }
+  // No Lease, no namespace to check.
+  options.syncer_lease_name.clear();
+  CHECK(Refusal(options).empty());
 }
 
 }  // namespace

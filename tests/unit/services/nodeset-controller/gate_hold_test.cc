@@ -3,7 +3,6 @@
 #include <catch2/catch_test_macros.hpp>
 #include <string>
 
-#include "absl/strings/match.h"
 #include "tidepool/contract.h"
 
 namespace tidepool::nodeset {
@@ -60,6 +59,14 @@ TEST_CASE("slurm-syncer is absent once its Lease had no live holder for the grac
   }
 }
 
+TEST_CASE("an absent slurm-syncer's cause names what its Lease shows") {
+  k8s::LeaseObservation lease;
+  ObserveMissingLease(kT0, lease);
+  CHECK(SyncerAbsenceCause(lease) == "missing");
+  CHECK(SyncerAbsenceCause(Seen("", 1, kT0)) == "released");
+  CHECK(SyncerAbsenceCause(Seen("syncer-0", 15, kT0)) == "expired");
+}
+
 api::PodView NodeSetPod(const std::string& gate_status) {
   api::PodView pod{.ns = "hpc", .name = "gpu-0", .node_set = "gpu", .controller_uid = "uid-1"};
   if (!gate_status.empty()) {
@@ -70,19 +77,15 @@ api::PodView NodeSetPod(const std::string& gate_status) {
 }
 
 TEST_CASE("only a NodeSet pod's False gate is held True") {
-  std::optional<std::string> body = GateHoldApplyBody(NodeSetPod("False"), kT0);
-  REQUIRE(body.has_value());
-  CHECK(absl::StrContains(*body, R"("name":"gpu-0","namespace":"hpc")"));
-  CHECK(absl::StrContains(
-      *body,
-      R"({"type":"tidepool.dev/SlurmNodeInUse","status":"True","reason":"SlurmSyncerAbsent")"));
-  CHECK(absl::StrContains(*body, R"("lastTransitionTime":"2027-01-15T08:00:00Z")"));
-
-  CHECK_FALSE(GateHoldApplyBody(NodeSetPod("True"), kT0).has_value());
-  CHECK_FALSE(GateHoldApplyBody(NodeSetPod(""), kT0).has_value());  // no gate: Ready anyway
+  CHECK(HoldsGateOf(NodeSetPod("False")));
+  CHECK_FALSE(HoldsGateOf(NodeSetPod("True")));
+  CHECK_FALSE(HoldsGateOf(NodeSetPod("")));  // no gate: Ready anyway
   api::PodView stray = NodeSetPod("False");
   stray.controller_uid.clear();  // labelled as a NodeSet's, owned by none
-  CHECK_FALSE(GateHoldApplyBody(stray, kT0).has_value());
+  CHECK_FALSE(HoldsGateOf(stray));
+  api::PodView unlabelled = NodeSetPod("False");
+  unlabelled.node_set.clear();
+  CHECK_FALSE(HoldsGateOf(unlabelled));
 }
 
 }  // namespace
