@@ -413,12 +413,19 @@ TEST_CASE("a drained idle pod's gate is held True while Slurm is out of sight") 
     REQUIRE(metrics.ok());
     CHECK(absl::StrContains(metrics->body, "tidepool_slurm_syncer_gates_held_total 1"));
   }
-  // Slurm in sight again: the two-way sync writes what Slurm says (n-01 is still cordoned,
-  // drained and idle).
+  // Slurm in sight again: the hold lets go at its next look (every 2 s) and the two-way
+  // sync writes what Slurm says (n-01 is still cordoned, drained and idle), which stays.
+  CHECK(Eventually(
+            [&] {
+              return absl::StrContains(f.syncer->Output(), "event=slurm_in_sight_gates_released");
+            },
+            absl::Seconds(30))
+            .has_value());
   CHECK(Eventually([&] { return absl::StartsWith(gate("n-01"), "False/DrainedIdle"); },
                    absl::Seconds(30))
             .has_value());
-  CHECK(absl::StrContains(f.syncer->Output(), "event=slurm_in_sight_gates_released"));
+  absl::SleepFor(absl::Seconds(5));
+  CHECK(absl::StartsWith(gate("n-01"), "False/DrainedIdle"));
 }
 
 }  // namespace
