@@ -1,12 +1,10 @@
 #include "gate_guard.h"
 
 #include <utility>
-#include <vector>
 
 #include "common/log.h"
 #include "gate_hold.h"
 #include "tidepool/gate_hold.h"
-#include "tidepool/pod_view.h"
 
 namespace tidepool::nodeset {
 namespace {
@@ -18,40 +16,37 @@ constexpr absl::Duration kLeaseReadTimeout = absl::Seconds(5);
 
 GateGuard::GateGuard(k8s::Client& client, k8s::LeaseClient& leases, k8s::Informer& pods,
                      common::Clock* clock, ControllerMetrics& metrics, GateGuardOptions options)
-    : client_(client),
-      leases_(leases),
-      pods_(pods),
+    : leases_(leases),
       clock_(clock),
       options_(std::move(options)),
       metrics_(metrics),
-      runtime_(*this, clock,
-               {.name = "gate-guard",
-                .workers = 1,
-                .caches_synced = [&pods] { return pods.HasSynced(); },
-                .caches_current = [&pods] { return k8s::CachesCurrent({&pods}); },
-                .all_keys = [] { return std::vector<std::string>{kKey}; }}) {}
+      holder_(client, clock,
+              {.should_hold = [this] { return SyncerAbsentNow(); },
+               .on_change = [this](bool absent) { OnChange(absent); },
+               .candidates = [&pods] { return api::GateFalseCandidates(pods.List(), HoldsGateOf); },
+               .count_held = [&metrics] { metrics.CountGateHeld(); }},
+              {.name = "gate-guard",
+               .key = kKey,
+               .cause = api::kSyncerAbsentHold,
+               .field_manager = options_.field_manager,
+               .period = options_.period,
+               .caches_synced = [&pods] { return pods.HasSynced(); },
+               .caches_current = [&pods] { return k8s::CachesCurrent({&pods}); }}) {}
 
-absl::StatusOr<k8s::ReconcileResult> GateGuard::Reconcile(const std::string& /*key*/) {
-  const k8s::ReconcileResult again{.requeue_after = options_.period};
+std::optional<bool> GateGuard::SyncerAbsentNow() {
   // An unreadable Lease decides nothing: gates stay as they are until the next look.
-  if (!ObserveSyncerLease()) return again;
-  const bool absent = SyncerAbsent(lease_, options_.grace, clock_->Now());
-  if (absent != absent_) {
-    absent_ = absent;
-    metrics_.SetSyncerAbsent(absent);
-    if (absent) {
-      LogSyncerAbsent();
-    } else {
-      common::LogInfo("slurm_syncer_back",
-                      {{"lease", options_.lease_namespace + "/" + options_.lease_name}});
-    }
-  }
+  if (!ObserveSyncerLease()) return std::nullopt;
+  return SyncerAbsent(lease_, options_.grace, clock_->Now());
+}
+
+void GateGuard::OnChange(bool absent) {
+  metrics_.SetSyncerAbsent(absent);
   if (absent) {
-    if (const int held = HoldGates(); held > 0) {
-      common::LogWarn("gates_held", {{"pods", static_cast<int64_t>(held)}});
-    }
+    LogSyncerAbsent();
+  } else {
+    common::LogInfo("slurm_syncer_back",
+                    {{"lease", options_.lease_namespace + "/" + options_.lease_name}});
   }
-  return again;
 }
 
 void GateGuard::LogSyncerAbsent() const {
@@ -89,25 +84,6 @@ bool GateGuard::ObserveSyncerLease() {
   }
   k8s::ObserveLease(lease->record, now, lease_);
   return true;
-}
-
-int GateGuard::HoldGates() {
-  int held = 0;
-  for (const k8s::CachedObjectPtr& object : pods_.List()) {
-    absl::StatusOr<api::PodView> pod = api::PodViewOf(*object);
-    if (!pod.ok() || !HoldsGateOf(*pod)) continue;
-    absl::StatusOr<bool> written =
-        api::HoldGate(client_, pod->ns, pod->name, pod->conditions, api::kSyncerAbsentHold,
-                      options_.field_manager, clock_->Now());
-    if (!written.ok()) {
-      common::LogWarn("gate_hold_failed", {{"pod", pod->Key()}, {"error", written.status()}});
-      continue;
-    }
-    if (!*written) continue;
-    metrics_.CountGateHeld();
-    ++held;
-  }
-  return held;
 }
 
 }  // namespace tidepool::nodeset

@@ -3,9 +3,11 @@
 // Holds slurmd pods' SlurmNodeInUse readiness gates True while slurm-syncer has no leader
 // (gate_hold.h says why). One key, looked at every period while this replica leads: read
 // slurm-syncer's Lease; once it has had no live holder for the grace, apply the gate True
-// on each NodeSet pod whose gate is False. Runs on the controller runtime, so Leadership
-// starts and stops it with the NodeSet workers.
+// on each NodeSet pod whose gate is False. This is the decision; the looking and holding is
+// the shared gate holder's (tidepool/gate_holder.h), on the controller runtime, so
+// Leadership starts and stops it with the NodeSet workers.
 
+#include <optional>
 #include <string>
 
 #include "absl/time/time.h"
@@ -15,6 +17,7 @@
 #include "k8s/informer.h"
 #include "k8s/leader_election.h"
 #include "metrics.h"
+#include "tidepool/gate_holder.h"
 
 namespace tidepool::nodeset {
 
@@ -26,33 +29,30 @@ struct GateGuardOptions {
   absl::Duration grace = absl::Seconds(10);
 };
 
-class GateGuard : public k8s::Reconciler {
+class GateGuard {
  public:
   // Everything passed outlives the guard; `pods` is the informer of slurmd pods.
   GateGuard(k8s::Client& client, k8s::LeaseClient& leases, k8s::Informer& pods,
             common::Clock* clock, ControllerMetrics& metrics, GateGuardOptions options);
 
-  absl::StatusOr<k8s::ReconcileResult> Reconcile(const std::string& key) override;
-
   // What Leadership starts and stops.
-  k8s::Controller& runtime() { return runtime_; }
+  k8s::Controller& runtime() { return holder_.runtime(); }
 
  private:
+  // Whether slurm-syncer is absent now; nullopt when its Lease could not be read.
+  std::optional<bool> SyncerAbsentNow();
+  // slurm-syncer turned absent, or back.
+  void OnChange(bool absent);
   // Reads the Lease into lease_; false when it could not be read (nothing is decided).
   bool ObserveSyncerLease();
   void LogSyncerAbsent() const;
-  // Applies the gate True on every pod whose gate is False; how many.
-  int HoldGates();
 
-  k8s::Client& client_;
   k8s::LeaseClient& leases_;
-  k8s::Informer& pods_;
   common::Clock* const clock_;
   const GateGuardOptions options_;
   ControllerMetrics& metrics_;
-  k8s::LeaseObservation lease_;  // only the runtime's one worker touches it
-  bool absent_ = false;
-  k8s::Controller runtime_;
+  k8s::LeaseObservation lease_;  // only the holder's one worker touches it
+  api::GateHolder holder_;
 };
 
 }  // namespace tidepool::nodeset
