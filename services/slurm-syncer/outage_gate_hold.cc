@@ -23,60 +23,39 @@ bool OutageClock::Observe(bool feed_current, absl::Time now, absl::Duration grac
 
 OutageGateHold::OutageGateHold(k8s::Client& client, Sources sources, common::Clock* clock,
                                prometheus::Counter& held, OutageGateHoldOptions options)
-    : client_(client),
-      sources_(std::move(sources)),
+    : sources_(std::move(sources)),
       clock_(clock),
-      held_(held),
       options_(std::move(options)),
-      runtime_(*this, clock,
-               {.name = "outage-gate-hold",
-                .workers = 1,
-                .caches_synced = sources_.caches_synced,
-                .caches_current = sources_.caches_current,
-                .all_keys = [] { return std::vector<std::string>{kKey}; }}) {}
+      holder_(client, clock,
+              {.should_hold = [this] { return std::optional<bool>(OutOfSightForGrace()); },
+               .on_change = [this](bool holding) { OnChange(holding); },
+               .candidates = [this] { return sources_.gate_false_pods(); },
+               .count_held = [&held] { held.Increment(); }},
+              {.name = "outage-gate-hold",
+               .key = kKey,
+               .cause = api::kSlurmUnreachableHold,
+               .field_manager = options_.field_manager,
+               .period = options_.period,
+               .caches_synced = sources_.caches_synced,
+               .caches_current = sources_.caches_current}) {}
 
-absl::StatusOr<k8s::ReconcileResult> OutageGateHold::Reconcile(const std::string& /*key*/) {
-  const k8s::ReconcileResult again{.requeue_after = options_.period};
-  const absl::Status current = sources_.slurm_current();
-  const bool hold = outage_.Observe(current.ok(), clock_->Now(), options_.grace);
-  if (hold != holding_) {
-    holding_ = hold;
-    if (hold) {
-      common::LogWarn("slurm_out_of_sight_gates_held",
-                      {{"grace", options_.grace},
-                       {"error", current},
-                       {"action",
-                        "slurmd pods' SlurmNodeInUse gates held True (not evictable) until "
-                        "Slurm can be read again"}});
-    } else {
-      common::LogInfo("slurm_in_sight_gates_released",
-                      {{"action", "the two-way sync writes each gate from Slurm's state"}});
-    }
-  }
-  if (hold) {
-    if (const int held = HoldGates(); held > 0) {
-      common::LogWarn("gates_held", {{"pods", static_cast<int64_t>(held)}});
-    }
-  }
-  return again;
+bool OutageGateHold::OutOfSightForGrace() {
+  last_look_ = sources_.slurm_current();
+  return outage_.Observe(last_look_.ok(), clock_->Now(), options_.grace);
 }
 
-int OutageGateHold::HoldGates() {
-  int held = 0;
-  for (const PodObservation& pod : sources_.cluster_pods()) {
-    absl::StatusOr<bool> written =
-        api::HoldGate(client_, pod.ns, pod.name, pod.conditions, api::kSlurmUnreachableHold,
-                      options_.field_manager, clock_->Now());
-    if (!written.ok()) {
-      common::LogWarn("gate_hold_failed",
-                      {{"pod", pod.ns + "/" + pod.name}, {"error", written.status()}});
-      continue;
-    }
-    if (!*written) continue;
-    held_.Increment();
-    ++held;
+void OutageGateHold::OnChange(bool holding) const {
+  if (holding) {
+    common::LogWarn("slurm_out_of_sight_gates_held",
+                    {{"grace", options_.grace},
+                     {"error", last_look_},
+                     {"action",
+                      "slurmd pods' SlurmNodeInUse gates held True (not evictable) until "
+                      "Slurm can be read again"}});
+  } else {
+    common::LogInfo("slurm_in_sight_gates_released",
+                    {{"action", "the two-way sync writes each gate from Slurm's state"}});
   }
-  return held;
 }
 
 }  // namespace tidepool::syncer

@@ -6,8 +6,9 @@
 // the pod. Once the feed has been unavailable for the grace, the leader holds every such
 // gate True (reason SlurmUnreachable, tidepool/gate_hold.h), looking again every period;
 // with Slurm back, the two-way sync (which syncs every node after an outage) writes what
-// Slurm says. One key on the controller runtime, so Leadership starts and stops it with
-// the two directions.
+// Slurm says. This is the decision; the looking and holding is the shared gate holder's
+// (tidepool/gate_holder.h), one key on the controller runtime, so Leadership starts and
+// stops it with the two directions.
 
 #include <functional>
 #include <optional>
@@ -19,8 +20,8 @@
 #include "common/clock.h"
 #include "k8s/client.h"
 #include "k8s/controller.h"
-#include "k8s_observation.h"
 #include "prometheus/counter.h"
+#include "tidepool/gate_holder.h"
 
 namespace tidepool::syncer {
 
@@ -41,36 +42,35 @@ class OutageClock {
   std::optional<absl::Time> since_;  // the first look that found it unavailable
 };
 
-class OutageGateHold : public k8s::Reconciler {
+class OutageGateHold {
  public:
   struct Sources {
     std::function<absl::Status()> slurm_current;  // the node feed's Current()
     std::function<bool()> caches_synced;
     std::function<absl::Status()> caches_current;
-    // The slurmd pods of the cluster's NodeSets (never a look-alike by labels).
-    std::function<std::vector<PodObservation>()> cluster_pods;
+    // The slurmd pods of the cluster's NodeSets (never a look-alike by labels) whose gate
+    // is False.
+    std::function<std::vector<api::GateHoldCandidate>()> gate_false_pods;
   };
   // `client`, `clock` and `held` outlive the hold.
   OutageGateHold(k8s::Client& client, Sources sources, common::Clock* clock,
                  prometheus::Counter& held, OutageGateHoldOptions options);
 
-  absl::StatusOr<k8s::ReconcileResult> Reconcile(const std::string& key) override;
-
   // What Leadership starts and stops.
-  k8s::Controller& runtime() { return runtime_; }
+  k8s::Controller& runtime() { return holder_.runtime(); }
 
  private:
-  // Applies the gate True on every cluster pod whose gate is False; how many.
-  int HoldGates();
+  // Whether Slurm has been out of sight for the grace, at this look.
+  bool OutOfSightForGrace();
+  // Holding started or stopped.
+  void OnChange(bool holding) const;
 
-  k8s::Client& client_;
   const Sources sources_;
   common::Clock* const clock_;
-  prometheus::Counter& held_;
   const OutageGateHoldOptions options_;
-  OutageClock outage_;  // only the runtime's one worker touches it
-  bool holding_ = false;
-  k8s::Controller runtime_;
+  OutageClock outage_;  // only the holder's one worker touches these
+  absl::Status last_look_;
+  api::GateHolder holder_;
 };
 
 }  // namespace tidepool::syncer

@@ -13,6 +13,7 @@
 #include "k8s/resource.h"
 #include "sync_policy.h"
 #include "tidepool/contract.h"
+#include "tidepool/gate_hold.h"
 #include "tidepool/naming.h"
 #include "tidepool/node_view.h"
 #include "tidepool/pod_view.h"
@@ -117,7 +118,17 @@ TwoWaySync::TwoWaySync(k8s::Client& client, NodeFeed& feed, NodeDrainer& drainer
                    {.slurm_current = [this] { return feed_.Current(); },
                     .caches_synced = [this] { return Synced(); },
                     .caches_current = [this] { return CachesCurrent(); },
-                    .cluster_pods = [this] { return ClusterPods(); }},
+                    .gate_false_pods =
+                        [this] {
+                          std::vector<api::GateHoldCandidate> held;
+                          for (PodObservation& pod : ClusterPods()) {
+                            if (!api::GateFalse(pod.conditions)) continue;
+                            held.push_back({.ns = std::move(pod.ns),
+                                            .name = std::move(pod.name),
+                                            .conditions = std::move(pod.conditions)});
+                          }
+                          return held;
+                        }},
                    clock_, metrics_->gates_held, {.field_manager = options_.field_manager}),
       leases_(k8s::ApiLeaseClient(client)),
       leadership_(*leases_, clock_,
