@@ -13,7 +13,6 @@
 #include "k8s/resource.h"
 #include "sync_policy.h"
 #include "tidepool/contract.h"
-#include "tidepool/gate_hold.h"
 #include "tidepool/naming.h"
 #include "tidepool/node_view.h"
 #include "tidepool/pod_view.h"
@@ -118,17 +117,7 @@ TwoWaySync::TwoWaySync(k8s::Client& client, NodeFeed& feed, NodeDrainer& drainer
                    {.slurm_current = [this] { return feed_.Current(); },
                     .caches_synced = [this] { return Synced(); },
                     .caches_current = [this] { return CachesCurrent(); },
-                    .gate_false_pods =
-                        [this] {
-                          std::vector<api::GateHoldCandidate> held;
-                          for (PodObservation& pod : ClusterPods()) {
-                            if (!api::GateFalse(pod.conditions)) continue;
-                            held.push_back({.ns = std::move(pod.ns),
-                                            .name = std::move(pod.name),
-                                            .conditions = std::move(pod.conditions)});
-                          }
-                          return held;
-                        }},
+                    .gate_false_pods = [this] { return GateFalseClusterPods(); }},
                    clock_, metrics_->gates_held, {.field_manager = options_.field_manager}),
       leases_(k8s::ApiLeaseClient(client)),
       leadership_(*leases_, clock_,
@@ -315,19 +304,20 @@ void TwoWaySync::RebuildNodeMap() {
 }
 
 bool TwoWaySync::OwnedByClusterNodeSet(const PodObservation& pod) {
-  if (pod.controller_uid.empty()) return false;
-  absl::MutexLock lock(&mutex_);
-  auto it = node_set_namespaces_.find(pod.controller_uid);
-  return it != node_set_namespaces_.end() && it->second == pod.ns;
+  return OwnedByClusterNodeSet(pod.controller_uid, pod.ns);
 }
 
-std::vector<PodObservation> TwoWaySync::ClusterPods() {
-  std::vector<PodObservation> pods;
-  for (const k8s::CachedObjectPtr& object : pods_.List()) {
-    absl::StatusOr<PodObservation> pod = ObservePod(*object);
-    if (pod.ok() && OwnedByClusterNodeSet(*pod)) pods.push_back(*std::move(pod));
-  }
-  return pods;
+bool TwoWaySync::OwnedByClusterNodeSet(const std::string& controller_uid, const std::string& ns) {
+  if (controller_uid.empty()) return false;
+  absl::MutexLock lock(&mutex_);
+  auto it = node_set_namespaces_.find(controller_uid);
+  return it != node_set_namespaces_.end() && it->second == ns;
+}
+
+std::vector<api::GateHoldCandidate> TwoWaySync::GateFalseClusterPods() {
+  return api::GateFalseCandidates(pods_.List(), [this](const api::PodView& pod) {
+    return OwnedByClusterNodeSet(pod.controller_uid, pod.ns);
+  });
 }
 
 namespace {

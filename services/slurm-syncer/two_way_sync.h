@@ -40,6 +40,7 @@
 #include "outage_gate_hold.h"
 #include "prometheus/counter.h"
 #include "prometheus/registry.h"
+#include "tidepool/gate_holder.h"
 #include "urgency.h"
 
 namespace tidepool::syncer {
@@ -101,8 +102,11 @@ class TwoWaySync {
   void RebuildNodeMap();
   // The pod's controller is a NodeSet of the cluster.
   bool OwnedByClusterNodeSet(const PodObservation& pod);
-  // The cached slurmd pods the cluster's NodeSets control.
-  std::vector<PodObservation> ClusterPods();
+  bool OwnedByClusterNodeSet(const std::string& controller_uid, const std::string& ns);
+  // The cached slurmd pods the cluster's NodeSets control whose gate is False, for the
+  // outage hold: read in the informer's cache, and only those copied (every 2 s through an
+  // outage, the others are not).
+  std::vector<api::GateHoldCandidate> GateFalseClusterPods();
   void FollowSlurm(std::stop_token stop);
   absl::Status Sync(const std::string& slurm_node, Direction direction);
   // Empty when the pair cannot be synced now (a side unseen, no pod).
