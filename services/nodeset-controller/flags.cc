@@ -27,7 +27,7 @@ ABSL_FLAG(std::string, syncer_lease_name, "slurm-syncer",
           "slurm-syncer's leader-election Lease, in --syncer_lease_namespace: while it has no "
           "live holder for 10 s, slurmd pods' SlurmNodeInUse gates are held True (the pods are "
           "not evicted while nothing watches Slurm). Empty: no hold (slurm-syncer runs without "
-          "leader election)");
+          "leader election; then --syncer_lease_namespace must be unset too)");
 ABSL_FLAG(std::string, syncer_lease_namespace, "",
           "The namespace slurm-syncer runs in (its Lease); empty: --leader_election_namespace. "
           "A wrong one finds no Lease and holds every gate True, so kubectl drain waits");
@@ -49,7 +49,15 @@ absl::Status ValidateClusterDomain(absl::string_view domain) {
 
 // Checks slurm-syncer's Lease flags and fills in its namespace.
 absl::Status ResolveSyncerLease(ControllerOptions& options) {
-  if (options.syncer_lease_name.empty()) return absl::OkStatus();
+  if (options.syncer_lease_name.empty()) {
+    // No Lease read, no gate held: a namespace for it says someone expected a hold.
+    if (options.syncer_lease_namespace.empty()) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--syncer_lease_namespace=\"", options.syncer_lease_namespace,
+        "\" is set but --syncer_lease_name is empty, so no Lease is read and no gate is held; "
+        "set --syncer_lease_name to slurm-syncer's Lease, or drop --syncer_lease_namespace for "
+        "a slurm-syncer without leader election"));
+  }
   if (!k8s::IsDnsSubdomain(options.syncer_lease_name)) {
     return absl::InvalidArgumentError(
         absl::StrCat("--syncer_lease_name=\"", options.syncer_lease_name,

@@ -116,7 +116,27 @@ TEST_CASE("slurm-syncer's Lease is looked for in its own namespace, by default t
   }
   // No Lease, no namespace to check.
   options.syncer_lease_name.clear();
+  options.syncer_lease_namespace.clear();
   CHECK(Refusal(options).empty());
+}
+
+TEST_CASE("a namespace for slurm-syncer's Lease with no Lease name is refused, naming both") {
+  ControllerOptions options = Defaults();
+  options.syncer_lease_name.clear();  // no gate hold
+  options.syncer_lease_namespace = "slurm";
+  const std::string refusal = Refusal(options);
+  CHECK(absl::StrContains(refusal, "--syncer_lease_namespace=\"slurm\""));
+  CHECK(absl::StrContains(refusal, "--syncer_lease_name is empty"));
+  // Left as given: nothing is filled in or cleared on the way to the refusal.
+  options.leader_election.lease_namespace = "tidepool-system";
+  CHECK_FALSE(Refusal(options).empty());
+  options.syncer_lease_namespace = "Not A Namespace";
+  CHECK(absl::StrContains(Refusal(options), "--syncer_lease_name is empty"));
+  options.syncer_lease_namespace.clear();
+  absl::StatusOr<ControllerOptions> valid = ValidateControllerOptions(options);
+  REQUIRE(valid.ok());
+  CHECK(valid->syncer_lease_name.empty());
+  CHECK(valid->syncer_lease_namespace.empty());  // no Lease: none filled in either
 }
 
 }  // namespace
