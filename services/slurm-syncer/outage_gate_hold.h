@@ -31,7 +31,11 @@ struct OutageGateHoldOptions {
   absl::Duration grace = absl::Seconds(10);
 };
 
-// How long Slurm has been out of sight, from successive looks at the feed.
+// How long Slurm has been out of sight, from successive looks at the feed. Kept apart from
+// the feed on purpose: the feed stores no time of its outage (MarkUnavailable's time only
+// goes out in the update it publishes), that time is the poller's real clock at the start
+// of the failing poll, not the clock the hold is given, and the feed is also not current
+// before its first poll ends, which has no such time at all.
 class OutageClock {
  public:
   // Records one look; true once the feed has been unavailable at every look for `grace`.
