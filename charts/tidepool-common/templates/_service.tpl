@@ -106,8 +106,10 @@ spec:
 {{- end -}}
 
 {{/* Ingress: the HTTP port (probes, /metrics) from anywhere; gRPC only from the pods of
-networkPolicy.grpcClients (services of the same release namespace). Egress is not limited:
-the API server's and slurmrestd's addresses are the cluster's. */}}
+networkPolicy.grpcClients (services of the same release namespace, and of each namespace in
+networkPolicy.grpcClientNamespaces: a caller installed elsewhere). Each peer names both the
+namespace and the pods (one entry, so both must match). Egress is not limited: the API
+server's and slurmrestd's addresses are the cluster's. */}}
 {{- define "tidepool.networkPolicy" -}}
 {{- if .Values.networkPolicy.enabled }}
 apiVersion: networking.k8s.io/v1
@@ -127,11 +129,20 @@ spec:
     {{- with .Values.networkPolicy.grpcClients }}
     - ports: [{port: grpc, protocol: TCP}]
       from:
-        {{- range . }}
+        {{- range $client := . }}
         - podSelector:
             matchLabels:
-              app.kubernetes.io/name: {{ . }}
+              app.kubernetes.io/name: {{ $client }}
               app.kubernetes.io/part-of: tidepool
+        {{- range $namespace := $.Values.networkPolicy.grpcClientNamespaces }}
+        - namespaceSelector:
+            matchLabels:
+              kubernetes.io/metadata.name: {{ $namespace }}
+          podSelector:
+            matchLabels:
+              app.kubernetes.io/name: {{ $client }}
+              app.kubernetes.io/part-of: tidepool
+        {{- end }}
         {{- end }}
     {{- end }}
 {{- end }}

@@ -176,6 +176,43 @@ TEST_CASE("charts lint, render what the API server accepts, and match manifests/
   fs::remove_all(charts, error);
 }
 
+// Who a chart's NetworkPolicy admits to the gRPC port: per peer, the namespace it names
+// (empty: the policy's own) and the pods' app.kubernetes.io/name. A peer that names a
+// namespace without pods (any pod there) or anything else fails the test.
+struct GrpcPeer {
+  std::string namespace_name;
+  std::string app;
+  bool operator==(const GrpcPeer&) const = default;
+};
+
+std::vector<GrpcPeer> GrpcPeers(const std::string& rendered) {
+  std::vector<GrpcPeer> peers;
+  for (const YAML::Node& document : YAML::LoadAll(rendered)) {
+    if (!document || !document["kind"] || document["kind"].as<std::string>() != "NetworkPolicy") {
+      continue;
+    }
+    for (const YAML::Node& rule : document["spec"]["ingress"]) {
+      if (!rule["from"]) continue;
+      for (const YAML::Node& from : rule["from"]) {
+        INFO(YAML::Dump(from));
+        REQUIRE(from.size() == (from["namespaceSelector"] ? 2U : 1U));
+        REQUIRE(from["podSelector"]["matchLabels"]["app.kubernetes.io/name"]);
+        GrpcPeer peer{
+            "", from["podSelector"]["matchLabels"]["app.kubernetes.io/name"].as<std::string>()};
+        if (from["namespaceSelector"]) {
+          REQUIRE(from["namespaceSelector"].size() == 1U);
+          REQUIRE(from["namespaceSelector"]["matchLabels"].size() == 1U);
+          peer.namespace_name =
+              from["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"]
+                  .as<std::string>();
+        }
+        peers.push_back(peer);
+      }
+    }
+  }
+  return peers;
+}
+
 // `helm template` of a chart with extra arguments: exit code and output.
 CommandResult Template(const std::string& helm, const std::string& chart,
                        const std::vector<std::string>& extra) {
@@ -229,7 +266,10 @@ TEST_CASE("nodeset-controller reads slurm-syncer's Lease in the namespace slurm-
   // Default: the release's namespace, where its own Lease Role already grants get.
   const std::string same =
       Must({helm, "template", "t", chart, "--namespace", "tidepool-system"}).output;
-  CHECK(absl::StrContains(same, "--syncer_lease_namespace=tidepool-system"));
+  // (the Lease namespace defaults to the leader election one: no flag, so the guard can
+  // still be turned off with --syncer_lease_name= alone)
+  CHECK_FALSE(absl::StrContains(same, "--syncer_lease_namespace"));
+  CHECK(absl::StrContains(same, "--leader_election_namespace=tidepool-system"));
   CHECK(absl::StrContains(same, "--syncer_address=slurm-syncer.tidepool-system.svc:50051"));
   CHECK(RolesIn(same, "slurm").empty());
   // Elsewhere: the Lease and the address there, and get of that one Lease only there.
@@ -249,6 +289,31 @@ TEST_CASE("nodeset-controller reads slurm-syncer's Lease in the namespace slurm-
   CAPTURE(bad.output);
   CHECK(bad.exit_code != 0);
   CHECK(absl::StrContains(bad.output, "syncerNamespace"));
+
+  // slurm-syncer there admits nodeset-controller's namespace to its gRPC port once told to.
+  const std::string syncer = charts + "/slurm-syncer";
+  Must({helm, "dependency", "build", syncer});
+  const std::vector<std::string> syncer_in_slurm = {
+      helm, "template", "t", syncer, "--namespace", "slurm", "--set", "slurmCluster=hpc/research"};
+  const std::vector<GrpcPeer> alone = GrpcPeers(Must(syncer_in_slurm).output);
+  CHECK(alone.size() == 3);
+  for (const GrpcPeer& peer : alone) CHECK(peer.namespace_name.empty());
+  const std::vector<GrpcPeer> admitted =
+      GrpcPeers(Must(Concat(syncer_in_slurm,
+                            {"--set", "networkPolicy.grpcClientNamespaces={tidepool-system}"}))
+                    .output);
+  CHECK(admitted.size() == 6);
+  for (const char* const client : {"nodeset-controller", "cluster-controller", "pod-scheduler"}) {
+    CHECK(std::count(admitted.begin(), admitted.end(), GrpcPeer{"", client}) == 1);
+    CHECK(std::count(admitted.begin(), admitted.end(), GrpcPeer{"tidepool-system", client}) == 1);
+  }
+  const CommandResult bad_namespace =
+      Template(helm, syncer,
+               {"--set", "slurmCluster=hpc/research", "--set",
+                "networkPolicy.grpcClientNamespaces={Not_A_Namespace}"});
+  CAPTURE(bad_namespace.output);
+  CHECK(bad_namespace.exit_code != 0);
+  CHECK(absl::StrContains(bad_namespace.output, "grpcClientNamespaces"));
   std::error_code error;
   fs::remove_all(charts, error);
 }
