@@ -1,8 +1,11 @@
 #include "common/grpc_channel.h"
 
 #include "absl/status/status.h"
+#include "common/grpc_tls_provider.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
+#include "grpcpp/security/tls_certificate_verifier.h"
+#include "grpcpp/security/tls_credentials_options.h"
 #include "grpcpp/support/channel_arguments.h"
 
 namespace tidepool::common {
@@ -21,13 +24,17 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& ad
     return absl::InvalidArgumentError(
         "mutual TLS needs a CA, a client certificate and its key: one is empty");
   }
-  grpc::SslCredentialsOptions ssl;
-  ssl.pem_root_certs = tls.ca_pem;
-  ssl.pem_cert_chain = tls.cert_pem;
-  ssl.pem_private_key = tls.key_pem;
+  grpc::experimental::TlsChannelCredentialsOptions credentials;
+  credentials.set_certificate_provider(MakeCertificateProvider(tls));
+  credentials.watch_root_certs();
+  credentials.watch_identity_key_cert_pairs();
+  credentials.set_verify_server_certs(true);
+  credentials.set_certificate_verifier(
+      std::make_shared<grpc::experimental::HostNameCertificateVerifier>());
   grpc::ChannelArguments arguments;
   arguments.SetSslTargetNameOverride(options.server_name);
-  return grpc::CreateCustomChannel(address, grpc::SslCredentials(ssl), arguments);
+  return grpc::CreateCustomChannel(address, grpc::experimental::TlsCredentials(credentials),
+                                   arguments);
 }
 
 }  // namespace tidepool::common

@@ -2,9 +2,11 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/grpc_tls_provider.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/security/server_credentials.h"
+#include "grpcpp/security/tls_credentials_options.h"
 #include "grpcpp/server_builder.h"
 
 namespace tidepool::common {
@@ -27,10 +29,11 @@ void InitGrpcPluginsOnce() {
 }
 
 std::shared_ptr<grpc::ServerCredentials> MutualTlsCredentials(const GrpcTls& tls) {
-  grpc::SslServerCredentialsOptions ssl(GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
-  ssl.pem_root_certs = tls.ca_pem;
-  ssl.pem_key_cert_pairs.push_back({.private_key = tls.key_pem, .cert_chain = tls.cert_pem});
-  return grpc::SslServerCredentials(ssl);
+  grpc::experimental::TlsServerCredentialsOptions options(MakeCertificateProvider(tls));
+  options.watch_root_certs();
+  options.watch_identity_key_cert_pairs();
+  options.set_cert_request_type(GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+  return grpc::experimental::TlsServerCredentials(options);
 }
 
 std::shared_ptr<grpc::ServerCredentials> Credentials(const ServerSecurity& security) {

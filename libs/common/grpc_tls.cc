@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -68,7 +69,18 @@ absl::Status CheckPair(const GrpcTls& tls, const std::string& dir) {
 
 }  // namespace
 
-absl::StatusOr<GrpcTls> LoadGrpcTlsDir(const std::string& dir) {
+absl::StatusOr<absl::Time> CertificateNotAfter(const std::string& cert_pem) {
+  Certificate cert(PEM_read_bio_X509(Memory(cert_pem).get(), nullptr, nullptr, nullptr),
+                   &X509_free);
+  if (cert == nullptr) return absl::InvalidArgumentError("not a PEM certificate");
+  std::tm not_after{};
+  if (ASN1_TIME_to_tm(X509_get0_notAfter(cert.get()), &not_after) != 1) {
+    return absl::InvalidArgumentError("the certificate's notAfter is not a time");
+  }
+  return absl::FromTimeT(timegm(&not_after));
+}
+
+absl::StatusOr<GrpcTls> LoadGrpcTlsDir(const std::string& dir, absl::Duration reload_every) {
   const std::string key_path = absl::StrCat(dir, "/tls.key");
   absl::StatusOr<std::string> ca = ReadFile(absl::StrCat(dir, "/ca.crt"), "CA");
   if (!ca.ok()) return ca.status();
@@ -77,7 +89,11 @@ absl::StatusOr<GrpcTls> LoadGrpcTlsDir(const std::string& dir) {
   if (absl::Status mode = CheckSecretFileMode(key_path, "gRPC TLS key"); !mode.ok()) return mode;
   absl::StatusOr<std::string> key = ReadFile(key_path, "key");
   if (!key.ok()) return key.status();
-  GrpcTls tls{.ca_pem = *std::move(ca), .cert_pem = *std::move(cert), .key_pem = *std::move(key)};
+  GrpcTls tls{.ca_pem = *std::move(ca),
+              .cert_pem = *std::move(cert),
+              .key_pem = *std::move(key),
+              .dir = dir,
+              .reload_every = reload_every};
   if (absl::Status pair = CheckPair(tls, dir); !pair.ok()) return pair;
   return tls;
 }

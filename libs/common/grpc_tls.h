@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 
 namespace tidepool::common {
 
@@ -15,12 +16,21 @@ struct GrpcTls {
   std::string ca_pem;    // the CA every peer's certificate must chain to
   std::string cert_pem;  // this service's certificate (server and client)
   std::string key_pem;   // its private key
+  // Where the three were read ("" when given directly). Set: servers and channels read the
+  // files again every `reload_every`, so a renewed Secret (kubelet swaps the mounted files)
+  // takes effect on new connections without a restart.
+  std::string dir;
+  absl::Duration reload_every = absl::Seconds(30);
 };
 
 // Reads <dir>/ca.crt, <dir>/tls.crt and <dir>/tls.key. NotFound names a missing file;
 // InvalidArgument a file that is not PEM, a key that is not the certificate's, or a
 // certificate the CA did not sign;
 // PermissionDenied a key that others may read or its group may write (CheckSecretFileMode).
-absl::StatusOr<GrpcTls> LoadGrpcTlsDir(const std::string& dir);
+absl::StatusOr<GrpcTls> LoadGrpcTlsDir(const std::string& dir,
+                                       absl::Duration reload_every = absl::Seconds(30));
+
+// When the (first) certificate of `cert_pem` expires. InvalidArgument when it is not PEM.
+absl::StatusOr<absl::Time> CertificateNotAfter(const std::string& cert_pem);
 
 }  // namespace tidepool::common

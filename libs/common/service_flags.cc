@@ -18,6 +18,10 @@ ABSL_FLAG(std::string, grpc_tls_dir, "",
           "gRPC serves and calls with mutual TLS, and each method admits only the services the "
           "design lets call it. Empty: plaintext gRPC that any process reaching the port may "
           "call");
+ABSL_FLAG(absl::Duration, grpc_tls_reload_interval, absl::Seconds(30),
+          "How often the files of --grpc_tls_dir are read again, so a renewed certificate (a "
+          "Secret cert-manager or Helm rewrote) is used for new connections without a restart "
+          "(whole seconds, 1s-1h)");
 
 namespace tidepool::common {
 namespace {
@@ -70,6 +74,14 @@ absl::StatusOr<ServiceOptions> ValidateServiceFlags(const RawServiceFlags& raw) 
         absl::StrCat("--grpc_tls_dir=\"", raw.grpc_tls_dir, "\" is not an absolute path"));
   }
   options.grpc_tls_dir = raw.grpc_tls_dir;
+  const absl::Duration reload = raw.grpc_tls_reload_interval;
+  if (reload < absl::Seconds(1) || reload > absl::Hours(1) ||
+      reload != absl::Trunc(reload, absl::Seconds(1))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--grpc_tls_reload_interval=", absl::FormatDuration(reload),
+                     " is not accepted; use whole seconds from 1s to 1h"));
+  }
+  options.grpc_tls_reload_interval = reload;
   return options;
 }
 
@@ -81,6 +93,7 @@ absl::StatusOr<ServiceOptions> ReadServiceFlags() {
       .log_level = absl::GetFlag(FLAGS_log_level),
       .shutdown_timeout = absl::GetFlag(FLAGS_shutdown_timeout),
       .grpc_tls_dir = absl::GetFlag(FLAGS_grpc_tls_dir),
+      .grpc_tls_reload_interval = absl::GetFlag(FLAGS_grpc_tls_reload_interval),
   });
 }
 

@@ -14,6 +14,7 @@ ABSL_DECLARE_FLAG(int32_t, http_port);
 ABSL_DECLARE_FLAG(std::string, log_level);
 ABSL_DECLARE_FLAG(absl::Duration, shutdown_timeout);
 ABSL_DECLARE_FLAG(std::string, grpc_tls_dir);
+ABSL_DECLARE_FLAG(absl::Duration, grpc_tls_reload_interval);
 
 namespace tidepool::common {
 
@@ -26,6 +27,8 @@ struct ServiceOptions {
   absl::Duration shutdown_timeout;
   // ca.crt, tls.crt and tls.key of this service's gRPC identity ("" = plaintext gRPC).
   std::string grpc_tls_dir;
+  // How often the files of grpc_tls_dir are read again (a renewed Secret).
+  absl::Duration grpc_tls_reload_interval = absl::Seconds(30);
 };
 
 struct RawServiceFlags {
@@ -35,6 +38,7 @@ struct RawServiceFlags {
   std::string log_level;
   absl::Duration shutdown_timeout;
   std::string grpc_tls_dir;
+  absl::Duration grpc_tls_reload_interval = absl::Seconds(30);
 };
 
 // Checks raw flag values; the error names the flag and says what is accepted.

@@ -9,10 +9,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "common/grpc_server.h"
+#include "common/grpc_tls_watch.h"
 #include "common/heap_tuning.h"
 #include "common/info_service.h"
 #include "common/log.h"
 #include "common/metrics.h"
+#include "common/periodic_worker.h"
 #include "common/shutdown_signal.h"
 
 namespace tidepool::common {
@@ -168,7 +170,8 @@ int RunService(int argc, char** argv, const ServiceDefinition& definition) {
 
   std::optional<GrpcTls> grpc_tls;
   if (!options->grpc_tls_dir.empty()) {
-    absl::StatusOr<GrpcTls> loaded = LoadGrpcTlsDir(options->grpc_tls_dir);
+    absl::StatusOr<GrpcTls> loaded =
+        LoadGrpcTlsDir(options->grpc_tls_dir, options->grpc_tls_reload_interval);
     if (!loaded.ok()) {
       LogError("start_failed", {{"error", loaded.status()}});
       return kExitStartFailure;
@@ -177,6 +180,12 @@ int RunService(int argc, char** argv, const ServiceDefinition& definition) {
   }
   ServiceContext context(definition.name, *options, std::move(grpc_tls));
   RegisterBuildInfo(context.metrics(), definition.name, kVersion);
+  std::optional<GrpcTlsWatch> tls_watch;
+  std::optional<PeriodicWorker> tls_watcher;  // declared after what it calls: stops first
+  if (context.grpc_tls().has_value()) {
+    tls_watch.emplace(definition.name, *context.grpc_tls(), context.metrics());
+    tls_watcher.emplace(context.grpc_tls()->reload_every, [&tls_watch] { tls_watch->Check(); });
+  }
   context.AddGrpcService(std::make_unique<InfoServiceImpl>(definition.name, kVersion, absl::Now()));
   if (definition.setup) {
     absl::Status setup = definition.setup(context);

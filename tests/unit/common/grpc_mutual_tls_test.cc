@@ -7,11 +7,14 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include "absl/strings/str_join.h"
 #include "common/grpc_authz.h"
 #include "common/grpc_channel.h"
 #include "common/grpc_server.h"
+#include "common/grpc_tls_watch.h"
+#include "common/metrics.h"
 #include "common/secret_file.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "support/grpc_certs.h"
@@ -153,6 +156,154 @@ TEST_CASE("With mutual TLS a method admits only the callers granted it") {
     wrong_server.server_name = "slurm-syncer";
     CHECK(CallRender(port, wrong_server).code == grpc::StatusCode::UNAVAILABLE);
   }
+}
+
+// A directory laid out as kubelet mounts a Secret: the files are links into "..data", itself a
+// link to the current version, and an update swaps "..data" in one rename.
+class MountedSecret {
+ public:
+  explicit MountedSecret(std::filesystem::path dir) : dir_(std::move(dir)) {
+    std::filesystem::create_directories(dir_);
+    for (const char* file : {"ca.crt", "tls.crt", "tls.key"}) {
+      std::filesystem::create_symlink(std::string("..data/") + file, dir_ / file);
+    }
+  }
+  // Publishes the files of `identity_dir` as the Secret's new version.
+  void Publish(const std::string& identity_dir) {
+    const std::filesystem::path version = dir_ / ("..version" + std::to_string(++versions_));
+    std::filesystem::create_directory(version);
+    for (const char* file : {"ca.crt", "tls.crt", "tls.key"}) {
+      std::filesystem::copy_file(identity_dir + "/" + file, version / file);
+    }
+    std::filesystem::create_symlink(version.filename(), dir_ / "..data_tmp");
+    std::filesystem::rename(dir_ / "..data_tmp", dir_ / "..data");
+  }
+  std::string path() const { return dir_.string(); }
+
+ private:
+  std::filesystem::path dir_;
+  int versions_ = 0;
+};
+
+// Calls Render until it reaches the method (the handshake passed) or `within` ends.
+bool ReachesWithin(uint16_t port, const ChannelOptions& options, absl::Duration within) {
+  const absl::Time end = absl::Now() + within;
+  while (absl::Now() < end) {
+    if (CallRender(port, options).code == grpc::StatusCode::ABORTED) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return false;
+}
+
+TEST_CASE("A renewed certificate in the mounted Secret is used without a restart") {
+  const std::filesystem::path base =
+      std::filesystem::temp_directory_path() / ("grpc_tls_renewal_" + std::to_string(getpid()));
+  std::filesystem::remove_all(base);
+  const std::string first = (base / "first").string();    // the CA before the renewal
+  const std::string second = (base / "second").string();  // the CA after it
+  for (const std::string& ca : {first, second}) {
+    REQUIRE(MakeGrpcCertificates(ca, {"config-renderer", "cluster-controller"}).ok());
+  }
+  MountedSecret server_secret(base / "server");
+  server_secret.Publish(first + "/config-renderer");
+  MountedSecret client_secret(base / "client");
+  client_secret.Publish(first + "/cluster-controller");
+
+  absl::StatusOr<GrpcTls> server_tls = LoadGrpcTlsDir(server_secret.path(), absl::Seconds(1));
+  REQUIRE(server_tls.ok());
+  EchoCallerRenderer renderer(/*enforce=*/true);
+  const uint16_t port = testing::FreeLoopbackPort().value();
+  auto server = GrpcServer::Start("127.0.0.1", port, {&renderer}, {.tls = *server_tls});
+  REQUIRE(server.ok());
+  const auto fixed = [](const std::string& ca) {
+    return ChannelOptions{.tls = Identity(ca, "cluster-controller"),
+                          .server_name = "config-renderer"};
+  };
+  REQUIRE(CallRender(port, fixed(first)).code == grpc::StatusCode::ABORTED);
+  REQUIRE(CallRender(port, fixed(second)).code == grpc::StatusCode::UNAVAILABLE);
+
+  // The server's Secret renewed with the other CA: new connections use it, without a restart.
+  server_secret.Publish(second + "/config-renderer");
+  CHECK(ReachesWithin(port, fixed(second), absl::Seconds(15)));
+  CHECK(CallRender(port, fixed(first)).code == grpc::StatusCode::UNAVAILABLE);
+
+  // A caller's channel made before its own Secret was renewed presents the renewed one.
+  absl::StatusOr<GrpcTls> client_tls = LoadGrpcTlsDir(client_secret.path(), absl::Seconds(1));
+  REQUIRE(client_tls.ok());
+  const ChannelOptions renewing{.tls = *client_tls, .server_name = "config-renderer"};
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
+      MakeChannel("127.0.0.1:" + std::to_string(port), renewing);
+  REQUIRE(channel.ok());
+  client_secret.Publish(second + "/cluster-controller");
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // three of the client's reloads
+  bool reached = false;
+  for (int attempt = 0; attempt < 60 && !reached; ++attempt) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    context.set_wait_for_ready(true);
+    v1::RenderResponse response;
+    reached = v1::ConfigRenderer::NewStub(*channel)->Render(&context, {}, &response).error_code() ==
+              grpc::StatusCode::ABORTED;
+  }
+  CHECK(reached);
+  std::filesystem::remove_all(base);
+}
+
+bool Serves(prometheus::Registry& registry, const std::string& line) {
+  return SerializeMetrics(registry).find(line + "\n") != std::string::npos;
+}
+
+TEST_CASE("The TLS watch publishes the certificate's expiry and counts renewals once") {
+  const std::filesystem::path base =
+      std::filesystem::temp_directory_path() / ("grpc_tls_watch_" + std::to_string(getpid()));
+  std::filesystem::remove_all(base);
+  const std::string first = (base / "first").string();
+  const std::string second = (base / "second").string();
+  for (const std::string& ca : {first, second}) {
+    REQUIRE(MakeGrpcCertificates(ca, {"config-renderer", "cluster-controller"}).ok());
+  }
+  MountedSecret secret(base / "secret");
+  secret.Publish(first + "/config-renderer");
+  absl::StatusOr<GrpcTls> tls = LoadGrpcTlsDir(secret.path(), absl::Hours(1));
+  REQUIRE(tls.ok());
+  prometheus::Registry registry;
+  GrpcTlsWatch watch("config-renderer", *tls, registry);
+  const std::string renewed =
+      "tidepool_config_renderer_grpc_tls_reloads_total{result=\"renewed\"} ";
+  const std::string unusable =
+      "tidepool_config_renderer_grpc_tls_reloads_total{result=\"unusable\"} ";
+
+  // tools/grpc-certs/make signs for 825 days.
+  const int64_t expiry = absl::ToUnixSeconds(*CertificateNotAfter(tls->cert_pem));
+  CHECK(std::abs(expiry - absl::ToUnixSeconds(absl::Now() + absl::Hours(24 * 825))) < 3600);
+  CHECK(Serves(registry, "tidepool_config_renderer_grpc_certificate_expiry_timestamp_seconds " +
+                             std::to_string(expiry)));
+  watch.Check();
+  CHECK(Serves(registry, renewed + "0"));
+
+  secret.Publish(second + "/config-renderer");
+  watch.Check();
+  watch.Check();
+  INFO(SerializeMetrics(registry));
+  CHECK(Serves(registry, renewed + "1"));
+
+  // A Secret put together from two identities: said once, the expiry left as it was.
+  const std::string mixed = (base / "mixed").string();
+  std::filesystem::create_directories(mixed);
+  std::filesystem::copy_file(second + "/config-renderer/ca.crt", mixed + "/ca.crt");
+  std::filesystem::copy_file(second + "/config-renderer/tls.crt", mixed + "/tls.crt");
+  std::filesystem::copy_file(second + "/cluster-controller/tls.key", mixed + "/tls.key");
+  secret.Publish(mixed);
+  watch.Check();
+  watch.Check();
+  CHECK(Serves(registry, unusable + "1"));
+  CHECK(Serves(registry, renewed + "1"));
+
+  secret.Publish(first + "/config-renderer");
+  watch.Check();
+  CHECK(Serves(registry, renewed + "2"));
+  CHECK(Serves(registry, unusable + "1"));
+  std::filesystem::remove_all(base);
 }
 
 TEST_CASE("Without TLS every caller reaches every method and has no identity") {

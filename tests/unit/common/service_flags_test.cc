@@ -19,6 +19,10 @@ TEST_CASE("ValidateServiceFlags accepts sensible values") {
   CHECK(options->grpc_port == 50051);
   CHECK(options->http_port == 8080);
   CHECK(options->log_level == LogLevel::kInfo);
+  CHECK(options->grpc_tls_reload_interval == absl::Seconds(30));
+  RawServiceFlags reload = ValidFlags();
+  reload.grpc_tls_reload_interval = absl::Hours(1);
+  CHECK(ValidateServiceFlags(reload)->grpc_tls_reload_interval == absl::Hours(1));
   RawServiceFlags ipv6 = ValidFlags();
   ipv6.listen_address = "::1";
   CHECK(ValidateServiceFlags(ipv6).ok());
@@ -30,6 +34,15 @@ TEST_CASE("ValidateServiceFlags names the flag that is wrong") {
     flags.grpc_tls_dir = "tls";
     CHECK(ValidateServiceFlags(flags).status().message() ==
           "--grpc_tls_dir=\"tls\" is not an absolute path");
+  }
+  SECTION("a reload interval that is not whole seconds from 1s to 1h") {
+    for (const absl::Duration wrong :
+         {absl::ZeroDuration(), absl::Milliseconds(1500), absl::Hours(2), absl::Seconds(-5)}) {
+      flags.grpc_tls_reload_interval = wrong;
+      CHECK(ValidateServiceFlags(flags).status().message() ==
+            "--grpc_tls_reload_interval=" + absl::FormatDuration(wrong) +
+                " is not accepted; use whole seconds from 1s to 1h");
+    }
   }
   SECTION("port out of range") {
     flags.grpc_port = 70000;

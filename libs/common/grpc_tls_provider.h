@@ -1,0 +1,17 @@
+#pragma once
+
+// Where gRPC's TLS stack gets a service's CA, certificate and key: the Secret's files, read
+// again periodically (so a renewed certificate is used without a restart), or the material
+// itself when it came from no directory.
+
+#include <memory>
+
+#include "common/grpc_tls.h"
+#include "grpcpp/security/tls_certificate_provider.h"
+
+namespace tidepool::common {
+
+std::shared_ptr<grpc::experimental::CertificateProviderInterface> MakeCertificateProvider(
+    const GrpcTls& tls);
+
+}  // namespace tidepool::common
