@@ -65,7 +65,8 @@ TEST_CASE("promtool accepts the alerts and their unit tests pass") {
   CHECK(alerts == std::set<std::string>{"TidepoolSlurmUnreachable", "TidepoolTargetDown",
                                         "TidepoolControllerNotLeading", "TidepoolDrainSyncFailing",
                                         "TidepoolReconfigureFailing", "TidepoolReconcileFailing",
-                                        "TidepoolSlurmSyncerAbsent"});
+                                        "TidepoolSlurmSyncerAbsent",
+                                        "TidepoolGrpcCertificateExpiresSoon"});
 }
 
 TEST_CASE(
