@@ -3,8 +3,9 @@
 // their Leases, wired to each other by Service name, under the charts' own RBAC); the
 // slurm-cluster chart makes a SlurmCluster and its NodeSet from values. The cluster comes
 // up idle in sinfo on the login pod, a batch job runs on both nodes, a pod placed through
-// Slurm runs, a helm upgrade rolls the services without disturbing Slurm, and both
-// uninstalls leave nothing behind. Newest Slurm version only.
+// Slurm runs, a helm upgrade rolls the services without disturbing Slurm, renewed gRPC
+// certificates (the Secrets deleted and upgraded) reach the running pods without a restart,
+// and both uninstalls leave nothing behind. Newest Slurm version only.
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "nodes/kubectl_helpers.h"
@@ -305,6 +307,62 @@ void Upgrade(const KubernetesEnv& env, const std::string& helm, const std::strin
                           "--log_level=debug"));
 }
 
+// Pods' restarts, summed over the services' pods.
+std::string RestartCounts(const KubernetesEnv& env) {
+  return Trimmed(
+      MustKubectl(env, {"-n", kServicesNamespace, "get", "pods", "-o",
+                        "jsonpath={.items[*].status.containerStatuses[*].restartCount}"}));
+}
+
+// The README's renewal: delete the gRPC Secrets (the CA too) and upgrade. The chart makes a
+// new CA and certificates; kubelet brings them into the running pods, which read them again
+// without a restart. Then slurm-syncer restarts and presents only the new CA: its callers,
+// still the same pods, reach it only if they present their renewed certificates.
+void RenewCertificates(const KubernetesEnv& env, const std::string& helm,
+                       const std::string& umbrella, const std::string& ns) {
+  const std::vector<std::string> before = LivePods(env);
+  const std::string restarts = RestartCounts(env);
+  std::vector<std::string> remove = {"-n", kServicesNamespace, "delete", "secret",
+                                     "tidepool-grpc-ca"};
+  for (const char* service : kServices) remove.push_back(absl::StrCat("tidepool-grpc-", service));
+  MustKubectl(env, remove);
+  const absl::Time started = absl::Now();
+  MustCommand({helm, "upgrade", "tidepool", umbrella, "-n", kServicesNamespace, "--reuse-values",
+               "--wait", "--timeout", "5m", "--kubeconfig", env.kubeconfig},
+              absl::Minutes(6));
+  std::vector<std::string> waiting;
+  const bool renewed =
+      PollUntil(
+          [&] {
+            waiting.clear();
+            for (const std::string& pod : before) {
+              const std::string logs =
+                  TryKubectl(env, {"-n", kServicesNamespace, "logs", pod}).value_or("");
+              if (!absl::StrContains(logs, "event=grpc_tls_renewed")) waiting.push_back(pod);
+            }
+            return waiting.empty();
+          },
+          absl::Minutes(4), absl::Seconds(5))
+          .has_value();
+  INFO("not renewed: " << absl::StrJoin(waiting, " ") << "\n" << ServiceLogs(env));
+  REQUIRE(renewed);
+  WARN("gRPC Secrets deleted and upgraded -> every service pod read its renewed certificate: "
+       << absl::FormatDuration(absl::Now() - started));
+  std::vector<std::string> after = LivePods(env);
+  std::vector<std::string> expected = before;
+  std::sort(after.begin(), after.end());
+  std::sort(expected.begin(), expected.end());
+  CHECK(after == expected);
+  CHECK(RestartCounts(env) == restarts);
+
+  MustKubectl(env, {"-n", kServicesNamespace, "rollout", "restart", "deployment/slurm-syncer"});
+  MustKubectl(
+      env,
+      {"-n", kServicesNamespace, "rollout", "status", "deployment/slurm-syncer", "--timeout=3m"},
+      absl::Minutes(4));
+  RunPodThroughSlurm(env, ns);
+}
+
 TEST_CASE("the charts install Tidepool and a Slurm cluster with helm, upgrade and uninstall") {
   const KubernetesEnv env = RequireKubernetes();
   const std::vector<std::string> tags = SlurmTags(env, SlurmVersions::kNewest);
@@ -351,6 +409,7 @@ TEST_CASE("the charts install Tidepool and a Slurm cluster with helm, upgrade an
   RunBatchJob(env, ns);
   // Both upgraded at once: the new nodeset-controller's guard watched slurm-syncer's rollout.
   CheckGateGuardSeesSyncer(env);
+  RenewCertificates(env, helm, charts + "/tidepool", ns);
 
   // The cluster first, while the controllers that tear it down still run.
   MustCommand({helm, "uninstall", "research", "-n", ns, "--wait", "--timeout", "5m", "--kubeconfig",
