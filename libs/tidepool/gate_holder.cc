@@ -12,15 +12,9 @@ std::vector<GateHoldCandidate> GateFalseCandidates(
   std::vector<GateHoldCandidate> candidates;
   for (const k8s::CachedObjectPtr& object : pods) {
     if (object == nullptr) continue;
-    // The informer's view, read in place; parsed only for a pod cached without one.
-    absl::StatusOr<PodView> parsed;
-    const PodView* pod = object->ViewAs<PodView>();
-    if (pod == nullptr) {
-      parsed = ParsePodView(object->json);
-      if (!parsed.ok()) continue;
-      pod = &*parsed;
-    }
-    if (!GateFalse(pod->conditions) || (keep && !keep(*pod))) continue;
+    std::optional<PodView> parsed;
+    const PodView* pod = PodViewIn(*object, parsed);
+    if (pod == nullptr || !GateFalse(pod->conditions) || (keep && !keep(*pod))) continue;
     candidates.push_back({.ns = pod->ns, .name = pod->name, .conditions = pod->conditions});
   }
   return candidates;

@@ -60,4 +60,12 @@ absl::StatusOr<PodView> PodViewOf(const k8s::CachedObject& object) {
   return ParsePodView(object.json);
 }
 
+const PodView* PodViewIn(const k8s::CachedObject& object, std::optional<PodView>& parsed) {
+  if (const PodView* view = object.ViewAs<PodView>()) return view;
+  absl::StatusOr<PodView> read = ParsePodView(object.json);
+  if (!read.ok()) return nullptr;
+  parsed = *std::move(read);
+  return &*parsed;
+}
+
 }  // namespace tidepool::api

@@ -6,6 +6,7 @@
 
 #include <any>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -52,5 +53,9 @@ std::any PodViewForCache(absl::string_view json);
 // A cached pod's view: the one its informer parsed when it stored the pod (parse_view =
 // PodViewForCache), else parsed from its JSON now (an informer without views, a test's).
 absl::StatusOr<PodView> PodViewOf(const k8s::CachedObject& object);
+
+// The same view without copying it, for readers that keep none of it: the informer's in
+// place, or parsed into `parsed` (which then holds it). Null when the pod cannot be read.
+const PodView* PodViewIn(const k8s::CachedObject& object, std::optional<PodView>& parsed);
 
 }  // namespace tidepool::api

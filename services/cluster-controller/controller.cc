@@ -3,6 +3,7 @@
 #include <any>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -56,8 +57,9 @@ std::string ClusterOfLabelled(const k8s::CachedObject& object) {
 }
 
 std::string NodeNameOfPod(const k8s::CachedObject& pod) {
-  absl::StatusOr<api::PodView> view = api::PodViewOf(pod);
-  return view.ok() ? view->node_name : "";
+  std::optional<api::PodView> parsed;
+  const api::PodView* view = api::PodViewIn(pod, parsed);
+  return view != nullptr ? view->node_name : "";
 }
 
 // The steps of a cluster's sync, in order.

@@ -90,5 +90,23 @@ TEST_CASE("a pod's view for an informer's cache: the view, or nothing") {
   CHECK_FALSE(PodViewForCache("[1]").has_value());
 }
 
+TEST_CASE("a cached pod's view in place: the informer's without a copy, else parsed") {
+  constexpr char kJson[] = R"({"metadata": {"name": "gpu-01", "namespace": "hpc"}})";
+  k8s::CachedObject with_view{.json = kJson, .view = PodViewForCache(kJson)};
+  std::optional<PodView> parsed;
+  CHECK(PodViewIn(with_view, parsed) == with_view.ViewAs<PodView>());
+  CHECK_FALSE(parsed.has_value());
+
+  const k8s::CachedObject without_view{.json = kJson};
+  const PodView* read = PodViewIn(without_view, parsed);
+  REQUIRE(read != nullptr);
+  CHECK(read == &*parsed);
+  CHECK(read->Key() == "hpc/gpu-01");
+
+  std::optional<PodView> unread;
+  CHECK(PodViewIn(k8s::CachedObject{.json = "[1]"}, unread) == nullptr);
+  CHECK_FALSE(unread.has_value());
+}
+
 }  // namespace
 }  // namespace tidepool::api
