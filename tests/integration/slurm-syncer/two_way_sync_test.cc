@@ -411,18 +411,24 @@ TEST_CASE("a drained idle pod's gate is held True while Slurm is out of sight") 
     CHECK(absl::StrContains(f.syncer->Output(), "event=slurm_out_of_sight_gates_held"));
     // Counted once the write has returned to the syncer, which may be a moment after the
     // API server shows it (and again should a look come before the pod cache has the
-    // write): looked for until it is not zero.
-    std::string metrics_body;
-    CHECK(Eventually(
-              [&] {
-                absl::StatusOr<HttpResponse> metrics = f.syncer->Get("/metrics");
-                metrics_body = metrics.ok() ? metrics->body : "";
-                return absl::StrContains(metrics_body, "tidepool_slurm_syncer_gates_held_total ") &&
-                       !absl::StrContains(metrics_body,
-                                          "tidepool_slurm_syncer_gates_held_total 0\n");
-              },
-              absl::Seconds(10))
-              .has_value());
+    // write). Then the count stops: a held gate is not written again at every look.
+    const auto held_count = [&]() -> std::string {
+      absl::StatusOr<HttpResponse> metrics = f.syncer->Get("/metrics");
+      if (!metrics.ok()) return "";
+      constexpr absl::string_view kSeries = "tidepool_slurm_syncer_gates_held_total ";
+      const size_t at = metrics->body.find(kSeries);
+      if (at == std::string::npos) return "";
+      const size_t start = at + kSeries.size();
+      return metrics->body.substr(start, metrics->body.find('\n', start) - start);
+    };
+    CHECK(
+        Eventually([&] { return !held_count().empty() && held_count() != "0"; }, absl::Seconds(10))
+            .has_value());
+    absl::SleepFor(absl::Seconds(4));  // two looks: the cache has the write by now
+    const std::string settled = held_count();
+    absl::SleepFor(absl::Seconds(4));
+    CHECK(held_count() == settled);
+    CHECK((settled == "1" || settled == "2"));
   }
   // Slurm in sight again: the hold lets go at its next look (every 2 s) and the two-way
   // sync writes what Slurm says (n-01 is still cordoned, drained and idle), which stays.
