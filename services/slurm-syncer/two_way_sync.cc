@@ -11,6 +11,7 @@
 #include "common/metrics.h"
 #include "k8s/errors.h"
 #include "k8s/resource.h"
+#include "prometheus/histogram.h"
 #include "sync_policy.h"
 #include "tidepool/contract.h"
 #include "tidepool/naming.h"
@@ -82,6 +83,15 @@ struct TwoWaySync::Metrics {
                              "out of sight")
                        .Register(registry)
                        .Add({})),
+        outside_drain_to_kubernetes(
+            prometheus::BuildHistogram()
+                .Name(common::MetricName("slurm-syncer", "outside_drain_to_k8s_seconds"))
+                .Help("From the start of the node poll that saw a drain Kubernetes did not "
+                      "cause start or end in Slurm, to its conditions written on the pod and "
+                      "Node (slurmrestd's reply, the queue, the writes)")
+                .Register(registry)
+                .Add({}, prometheus::Histogram::BucketBoundaries{0.05, 0.1, 0.25, 0.5, 1, 1.5, 2, 3,
+                                                                 5, 10, 30, 60})),
         leader(common::RegisterLeaderGauge(registry, "slurm-syncer")) {
     common::AddZeroSeries(syncs, {{"direction", {"to_slurm", "to_kubernetes"}},
                                   {"result", {"ok", "error", "skipped"}}});
@@ -94,6 +104,7 @@ struct TwoWaySync::Metrics {
   prometheus::Family<prometheus::Counter>& syncs;
   prometheus::Family<prometheus::Counter>& drains;
   prometheus::Counter& gates_held;
+  prometheus::Histogram& outside_drain_to_kubernetes;
   prometheus::Gauge& leader;
 };
 
@@ -370,7 +381,9 @@ void TwoWaySync::FollowSlurm(std::stop_token stop) {
       EnqueueAll();
     }
     for (const Change<slurm::rest::Node>& change : u.changes) {
-      Enqueue(change.item.name, {.to_kubernetes = DrainMarkChanged(change, drain_marks)});
+      const bool outside_drain = DrainMarkChanged(change, drain_marks);
+      if (outside_drain) NoteOutsideDrain(change.item.name, u.observed_at);
+      Enqueue(change.item.name, {.to_kubernetes = outside_drain});
     }
   }
   subscription->Close();
@@ -414,6 +427,7 @@ absl::Status TwoWaySync::Sync(const std::string& slurm_node, Direction direction
   absl::StatusOr<std::optional<Observed>> observed = Observe(slurm_node);
   if (!observed.ok()) return observed.status();
   if (!observed->has_value()) {
+    if (direction == Direction::kToKubernetes) ForgetOutsideDrain(slurm_node);
     metrics_->Count(direction, "skipped");
     return absl::OkStatus();
   }
@@ -487,6 +501,7 @@ absl::Status TwoWaySync::SyncSlurmToKubernetes(const PodObservation& pod,
       if (!r.ok() && !absl::IsNotFound(r.status())) return r.status();
     }
   }
+  ObserveOutsideDrainWritten(pod.slurm_node);
   if (std::optional<std::string> patch = PodAnnotationPatch(pod, slurm); patch.has_value()) {
     absl::StatusOr<std::string> r =
         client_.MergePatch(k8s::Pods(), pod.ns, pod.name, *patch, write);
@@ -498,6 +513,30 @@ absl::Status TwoWaySync::SyncSlurmToKubernetes(const PodObservation& pod,
     if (!r.ok() && !absl::IsNotFound(r.status())) return r.status();
   }
   return absl::OkStatus();
+}
+
+void TwoWaySync::NoteOutsideDrain(const std::string& slurm_node, absl::Time poll_started) {
+  absl::MutexLock lock(&mutex_);
+  // A second change before the first was written: timed from the first.
+  outside_drain_seen_.emplace(slurm_node, poll_started);
+}
+
+void TwoWaySync::ObserveOutsideDrainWritten(const std::string& slurm_node) {
+  std::optional<absl::Time> seen;
+  {
+    absl::MutexLock lock(&mutex_);
+    auto it = outside_drain_seen_.find(slurm_node);
+    if (it == outside_drain_seen_.end()) return;
+    seen = it->second;
+    outside_drain_seen_.erase(it);
+  }
+  // The poller's clock (absl::Now), not the sync's injectable one.
+  metrics_->outside_drain_to_kubernetes.Observe(absl::ToDoubleSeconds(absl::Now() - *seen));
+}
+
+void TwoWaySync::ForgetOutsideDrain(const std::string& slurm_node) {
+  absl::MutexLock lock(&mutex_);
+  outside_drain_seen_.erase(slurm_node);
 }
 
 }  // namespace tidepool::syncer

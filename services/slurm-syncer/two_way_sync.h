@@ -115,6 +115,12 @@ class TwoWaySync {
                                      const slurm::rest::Node& slurm);
   absl::Status SyncSlurmToKubernetes(const PodObservation& pod, const NodeObservation* node,
                                      const slurm::rest::Node& slurm);
+  // A drain Kubernetes did not cause started or ended on `slurm_node`, in the poll that
+  // began at `poll_started`; ObserveOutsideDrainWritten times it to the write of its
+  // conditions, ForgetOutsideDrain drops it (its pod gone: nothing will be written).
+  void NoteOutsideDrain(const std::string& slurm_node, absl::Time poll_started);
+  void ObserveOutsideDrainWritten(const std::string& slurm_node);
+  void ForgetOutsideDrain(const std::string& slurm_node);
 
   k8s::Client& client_;
   NodeFeed& feed_;
@@ -138,6 +144,8 @@ class TwoWaySync {
   std::map<std::string, std::string> slurm_node_on_ ABSL_GUARDED_BY(mutex_);
   // The cluster's NodeSets (from NodeSet events): UID → namespace.
   std::map<std::string, std::string> node_set_namespaces_ ABSL_GUARDED_BY(mutex_);
+  // Slurm node → when the poll that saw its outside drain change began (NoteOutsideDrain).
+  std::map<std::string, absl::Time> outside_drain_seen_ ABSL_GUARDED_BY(mutex_);
 
   std::jthread follower_;  // FollowSlurm
 };

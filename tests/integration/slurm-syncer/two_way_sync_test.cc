@@ -51,6 +51,17 @@ std::optional<absl::Duration> Eventually(const std::function<bool()>& check,
 
 std::string KubeNodeFor(const std::string& slurm_node) { return "two-way-" + slurm_node; }
 
+// The value of an unlabelled series on the syncer's /metrics; "" when not served.
+std::string MetricValue(Syncer& syncer, absl::string_view series) {
+  absl::StatusOr<HttpResponse> metrics = syncer.Get("/metrics");
+  if (!metrics.ok()) return "";
+  const std::string prefix = absl::StrCat(series, " ");
+  const size_t at = metrics->body.find(prefix);
+  if (at == std::string::npos) return "";
+  const size_t start = at + prefix.size();
+  return metrics->body.substr(start, metrics->body.find('\n', start) - start);
+}
+
 void RequireOk(const absl::Status& status) {
   INFO(status.ToString());
   REQUIRE(status.ok());
@@ -321,6 +332,9 @@ TEST_CASE("a person's drain in Slurm survives Kubernetes causes and shows on the
               ReadField(*f.client, k8s::Nodes(), "", KubeNodeFor("n-01"), Condition("SlurmCordon")),
               "True/DrainedInSlurm/bad DIMM, ticket 4711");
         }).has_value());
+  // Timed from the poll that saw it to the write of its conditions, once.
+  constexpr char kTimed[] = "tidepool_slurm_syncer_outside_drain_to_k8s_seconds_count";
+  CHECK(Eventually([&] { return MetricValue(*f.syncer, kTimed) == "1"; }).has_value());
   CHECK(Eventually([&] {
           return ReadField(*f.client, k8s::Pods(), kNamespace, "n-01",
                            Annotation("tidepool.dev/slurm-reason")) == "bad DIMM, ticket 4711";
@@ -338,6 +352,7 @@ TEST_CASE("a person's drain in Slurm survives Kubernetes causes and shows on the
                            Condition("SlurmCordon"))
               .starts_with("False/");
         }).has_value());
+  CHECK(Eventually([&] { return MetricValue(*f.syncer, kTimed) == "2"; }).has_value());
 }
 
 TEST_CASE("while slurmrestd is down the syncer changes nothing on either side") {
@@ -412,14 +427,8 @@ TEST_CASE("a drained idle pod's gate is held True while Slurm is out of sight") 
     // Counted once the write has returned to the syncer, which may be a moment after the
     // API server shows it (and again should a look come before the pod cache has the
     // write). Then the count stops: a held gate is not written again at every look.
-    const auto held_count = [&]() -> std::string {
-      absl::StatusOr<HttpResponse> metrics = f.syncer->Get("/metrics");
-      if (!metrics.ok()) return "";
-      constexpr absl::string_view kSeries = "tidepool_slurm_syncer_gates_held_total ";
-      const size_t at = metrics->body.find(kSeries);
-      if (at == std::string::npos) return "";
-      const size_t start = at + kSeries.size();
-      return metrics->body.substr(start, metrics->body.find('\n', start) - start);
+    const auto held_count = [&] {
+      return MetricValue(*f.syncer, "tidepool_slurm_syncer_gates_held_total");
     };
     CHECK(
         Eventually([&] { return !held_count().empty() && held_count() != "0"; }, absl::Seconds(10))
