@@ -55,7 +55,7 @@ std::string KubeNodeFor(const std::string& slurm_node) { return "two-way-" + slu
 std::string MetricValue(Syncer& syncer, absl::string_view series) {
   absl::StatusOr<HttpResponse> metrics = syncer.Get("/metrics");
   if (!metrics.ok()) return "";
-  const std::string prefix = absl::StrCat(series, " ");
+  const std::string prefix = absl::StrCat("\n", series, " ");  // a sample, not # HELP
   const size_t at = metrics->body.find(prefix);
   if (at == std::string::npos) return "";
   const size_t start = at + prefix.size();
