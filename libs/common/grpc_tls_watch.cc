@@ -45,8 +45,9 @@ void GrpcTlsWatch::Publish(const GrpcTls& tls) {
 }
 
 void GrpcTlsWatch::Check() {
-  absl::StatusOr<GrpcTls> loaded = LoadGrpcTlsDir(dir_);
+  // Read under the lock: a read finished before another Check's must not be applied after it.
   absl::MutexLock lock(&mutex_);
+  absl::StatusOr<GrpcTls> loaded = LoadGrpcTlsDir(dir_);
   if (!loaded.ok()) {
     const std::string error(loaded.status().message());
     if (error == last_error_) return;  // said once per distinct problem

@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <atomic>
 #include <catch2/catch_test_macros.hpp>
 #include <filesystem>
 #include <fstream>
@@ -303,6 +304,42 @@ TEST_CASE("The TLS watch publishes the certificate's expiry and counts renewals 
   watch.Check();
   CHECK(Serves(registry, renewed + "2"));
   CHECK(Serves(registry, unusable + "1"));
+  std::filesystem::remove_all(base);
+}
+
+TEST_CASE("The TLS watch counts each renewal once when looks overlap") {
+  const std::filesystem::path base =
+      std::filesystem::temp_directory_path() / ("grpc_tls_overlap_" + std::to_string(getpid()));
+  std::filesystem::remove_all(base);
+  const std::string first = (base / "first").string();
+  const std::string second = (base / "second").string();
+  for (const std::string& ca : {first, second}) {
+    REQUIRE(MakeGrpcCertificates(ca, {"config-renderer"}).ok());
+  }
+  MountedSecret secret(base / "secret");
+  secret.Publish(first + "/config-renderer");
+  absl::StatusOr<GrpcTls> tls = LoadGrpcTlsDir(secret.path(), absl::Hours(1));
+  REQUIRE(tls.ok());
+  prometheus::Registry registry;
+  GrpcTlsWatch watch("config-renderer", *tls, registry);
+  // Another thread looks all the time; a look that read the files before a renewal must not
+  // put the old certificate back after it (which would count every renewal again).
+  std::atomic<bool> stop = false;
+  std::thread looker([&] {
+    while (!stop) {
+      watch.Check();
+      std::this_thread::sleep_for(std::chrono::microseconds(50));  // lets the other look in
+    }
+  });
+  constexpr int kRenewals = 1000;
+  for (int i = 1; i <= kRenewals; ++i) {
+    secret.Publish((i % 2 == 1 ? second : first) + "/config-renderer");
+    watch.Check();
+  }
+  stop = true;
+  looker.join();
+  CHECK(Serves(registry, "tidepool_config_renderer_grpc_tls_reloads_total{result=\"renewed\"} " +
+                             std::to_string(kRenewals)));
   std::filesystem::remove_all(base);
 }
 
