@@ -196,15 +196,32 @@ bool ReachesWithin(uint16_t port, const ChannelOptions& options, absl::Duration 
   return false;
 }
 
-TEST_CASE("A renewed certificate in the mounted Secret is used without a restart") {
-  const std::filesystem::path base =
-      std::filesystem::temp_directory_path() / ("grpc_tls_renewal_" + std::to_string(getpid()));
-  std::filesystem::remove_all(base);
-  const std::string first = (base / "first").string();    // the CA before the renewal
-  const std::string second = (base / "second").string();  // the CA after it
-  for (const std::string& ca : {first, second}) {
-    REQUIRE(MakeGrpcCertificates(ca, {"config-renderer", "cluster-controller"}).ok());
+// Two CAs, each with a config-renderer and a cluster-controller, under a directory of
+// their own that goes with the fixture.
+struct TwoAuthorities {
+  explicit TwoAuthorities(const std::string& name)
+      : base(std::filesystem::temp_directory_path() / (name + "_" + std::to_string(getpid()))),
+        first((base / "first").string()),
+        second((base / "second").string()) {
+    std::filesystem::remove_all(base);
+    for (const std::string& ca : {first, second}) {
+      REQUIRE(MakeGrpcCertificates(ca, {"config-renderer", "cluster-controller"}).ok());
+    }
   }
+  ~TwoAuthorities() {
+    std::error_code ignored;
+    std::filesystem::remove_all(base, ignored);
+  }
+  std::filesystem::path base;
+  std::string first;   // the CA before a renewal
+  std::string second;  // the CA after it
+};
+
+TEST_CASE("A renewed certificate in the mounted Secret is used without a restart") {
+  const TwoAuthorities cas("grpc_tls_renewal");
+  const std::filesystem::path& base = cas.base;
+  const std::string& first = cas.first;
+  const std::string& second = cas.second;
   MountedSecret server_secret(base / "server");
   server_secret.Publish(first + "/config-renderer");
   MountedSecret client_secret(base / "client");
@@ -254,25 +271,37 @@ bool Serves(prometheus::Registry& registry, const std::string& line) {
   return SerializeMetrics(registry).find(line + "\n") != std::string::npos;
 }
 
-TEST_CASE("The TLS watch publishes the certificate's expiry and counts renewals once") {
-  const std::filesystem::path base =
-      std::filesystem::temp_directory_path() / ("grpc_tls_watch_" + std::to_string(getpid()));
-  std::filesystem::remove_all(base);
-  const std::string first = (base / "first").string();
-  const std::string second = (base / "second").string();
-  for (const std::string& ca : {first, second}) {
-    REQUIRE(MakeGrpcCertificates(ca, {"config-renderer", "cluster-controller"}).ok());
+// A TLS watch on a mounted Secret holding the first CA's config-renderer, looking only when
+// the test calls Check.
+struct WatchedSecret {
+  explicit WatchedSecret(const std::string& name) : cas(name), secret(cas.base / "secret") {
+    secret.Publish(cas.first + "/config-renderer");
+    absl::StatusOr<GrpcTls> loaded = LoadGrpcTlsDir(secret.path(), absl::Hours(1));
+    REQUIRE(loaded.ok());
+    tls = *loaded;
+    watch.emplace("config-renderer", tls, registry);
   }
-  MountedSecret secret(base / "secret");
-  secret.Publish(first + "/config-renderer");
-  absl::StatusOr<GrpcTls> tls = LoadGrpcTlsDir(secret.path(), absl::Hours(1));
-  REQUIRE(tls.ok());
+  std::string Reloads(const std::string& result) {
+    return "tidepool_config_renderer_grpc_tls_reloads_total{result=\"" + result + "\"} ";
+  }
+  TwoAuthorities cas;
+  MountedSecret secret;
+  GrpcTls tls;
   prometheus::Registry registry;
-  GrpcTlsWatch watch("config-renderer", *tls, registry);
-  const std::string renewed =
-      "tidepool_config_renderer_grpc_tls_reloads_total{result=\"renewed\"} ";
-  const std::string unusable =
-      "tidepool_config_renderer_grpc_tls_reloads_total{result=\"unusable\"} ";
+  std::optional<GrpcTlsWatch> watch;
+};
+
+TEST_CASE("The TLS watch publishes the certificate's expiry and counts renewals once") {
+  WatchedSecret w("grpc_tls_watch");
+  const std::string& first = w.cas.first;
+  const std::string& second = w.cas.second;
+  prometheus::Registry& registry = w.registry;
+  GrpcTlsWatch& watch = *w.watch;
+  const std::string renewed = w.Reloads("renewed");
+  const std::string unusable = w.Reloads("unusable");
+  const GrpcTls* tls = &w.tls;
+  MountedSecret& secret = w.secret;
+  const std::filesystem::path& base = w.cas.base;
 
   // tools/grpc-certs/make signs for 825 days.
   const int64_t expiry = absl::ToUnixSeconds(*CertificateNotAfter(tls->cert_pem));
@@ -308,20 +337,8 @@ TEST_CASE("The TLS watch publishes the certificate's expiry and counts renewals 
 }
 
 TEST_CASE("The TLS watch counts each renewal once when looks overlap") {
-  const std::filesystem::path base =
-      std::filesystem::temp_directory_path() / ("grpc_tls_overlap_" + std::to_string(getpid()));
-  std::filesystem::remove_all(base);
-  const std::string first = (base / "first").string();
-  const std::string second = (base / "second").string();
-  for (const std::string& ca : {first, second}) {
-    REQUIRE(MakeGrpcCertificates(ca, {"config-renderer"}).ok());
-  }
-  MountedSecret secret(base / "secret");
-  secret.Publish(first + "/config-renderer");
-  absl::StatusOr<GrpcTls> tls = LoadGrpcTlsDir(secret.path(), absl::Hours(1));
-  REQUIRE(tls.ok());
-  prometheus::Registry registry;
-  GrpcTlsWatch watch("config-renderer", *tls, registry);
+  WatchedSecret w("grpc_tls_overlap");
+  GrpcTlsWatch& watch = *w.watch;
   // Another thread looks all the time; a look that read the files before a renewal must not
   // put the old certificate back after it (which would count every renewal again).
   std::atomic<bool> stop = false;
@@ -333,14 +350,12 @@ TEST_CASE("The TLS watch counts each renewal once when looks overlap") {
   });
   constexpr int kRenewals = 1000;
   for (int i = 1; i <= kRenewals; ++i) {
-    secret.Publish((i % 2 == 1 ? second : first) + "/config-renderer");
+    w.secret.Publish((i % 2 == 1 ? w.cas.second : w.cas.first) + "/config-renderer");
     watch.Check();
   }
   stop = true;
   looker.join();
-  CHECK(Serves(registry, "tidepool_config_renderer_grpc_tls_reloads_total{result=\"renewed\"} " +
-                             std::to_string(kRenewals)));
-  std::filesystem::remove_all(base);
+  CHECK(Serves(w.registry, w.Reloads("renewed") + std::to_string(kRenewals)));
 }
 
 TEST_CASE("Without TLS every caller reaches every method and has no identity") {
