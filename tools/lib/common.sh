@@ -28,3 +28,34 @@ build_project() {
   log "building in $build_dir"
   cmake --build "$build_dir" -- -j2
 }
+
+# Background jobs whose exit status is read long after they end. Bash forgets a finished
+# job's status as soon as it forks another child that is given the same pid, and `wait PID`
+# then fails with 127 ("not a child of this shell"). pid_max is 32768 on these machines and
+# a test run wraps it several times, so a job started in the first minute and waited for
+# half an hour later could read as failed (CI did, for the Slurm images built at the start).
+# The job writes its status to a file as its last act instead.
+#
+# run_recording_status STATUS_FILE COMMAND...: runs COMMAND, then writes its exit status to
+# STATUS_FILE (an empty file made beforehand, e.g. by mktemp). Start it with &.
+run_recording_status() {
+  local status_file=$1 rc=0
+  shift
+  "$@" || rc=$?
+  echo "$rc" >"$status_file"
+  return "$rc"
+}
+
+# job_finished STATUS_FILE: true once a job started with run_recording_status has ended.
+job_finished() { [[ -s $1 ]]; }
+
+# wait_recorded PID STATUS_FILE: the exit status of a job started with run_recording_status
+# as PID. Waits for the pid only while the job has not finished: afterwards the pid may be
+# another process's. A job that ended without writing its status (killed) returns 1.
+wait_recorded() {
+  local pid=$1 status_file=$2 rc
+  job_finished "$status_file" || wait "$pid" 2>/dev/null || true
+  rc=$(cat "$status_file" 2>/dev/null || true)
+  [[ $rc =~ ^[0-9]+$ ]] || rc=1
+  return "$rc"
+}
