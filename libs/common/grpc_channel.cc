@@ -25,7 +25,7 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& ad
         "mutual TLS needs a CA, a client certificate and its key: one is empty");
   }
   grpc::experimental::TlsChannelCredentialsOptions credentials;
-  credentials.set_certificate_provider(MakeCertificateProvider(tls));
+  credentials.set_certificate_provider(CertificateProviderOf(tls));
   credentials.watch_root_certs();
   credentials.watch_identity_key_cert_pairs();
   credentials.set_verify_server_certs(true);

@@ -29,7 +29,7 @@ void InitGrpcPluginsOnce() {
 }
 
 std::shared_ptr<grpc::ServerCredentials> MutualTlsCredentials(const GrpcTls& tls) {
-  grpc::experimental::TlsServerCredentialsOptions options(MakeCertificateProvider(tls));
+  grpc::experimental::TlsServerCredentialsOptions options(CertificateProviderOf(tls));
   options.watch_root_certs();
   options.watch_identity_key_cert_pairs();
   options.set_cert_request_type(GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);

@@ -4,11 +4,16 @@
 // kubernetes.io/tls Secret with its CA (ca.crt, tls.crt, tls.key), the layout cert-manager
 // writes, so the same Secret serves whether Helm, cert-manager or an operator made it.
 
+#include <memory>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+
+namespace grpc::experimental {
+class CertificateProviderInterface;
+}  // namespace grpc::experimental
 
 namespace tidepool::common {
 
@@ -21,6 +26,10 @@ struct GrpcTls {
   // takes effect on new connections without a restart.
   std::string dir;
   absl::Duration reload_every = absl::Seconds(30);
+  // Where gRPC takes the identity from (grpc_tls_provider.h). Set once per process, copies
+  // of this identity share it: the server and every channel then read the files through one
+  // watcher. Unset, each server or channel makes its own.
+  std::shared_ptr<grpc::experimental::CertificateProviderInterface> provider;
 };
 
 // Reads <dir>/ca.crt, <dir>/tls.crt and <dir>/tls.key. NotFound names a missing file;

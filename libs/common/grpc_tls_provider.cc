@@ -22,4 +22,9 @@ std::shared_ptr<grpc::experimental::CertificateProviderInterface> MakeCertificat
       absl::StrCat(tls.dir, "/ca.crt"), seconds);
 }
 
+std::shared_ptr<grpc::experimental::CertificateProviderInterface> CertificateProviderOf(
+    const GrpcTls& tls) {
+  return tls.provider != nullptr ? tls.provider : MakeCertificateProvider(tls);
+}
+
 }  // namespace tidepool::common

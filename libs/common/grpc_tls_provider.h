@@ -11,7 +11,13 @@
 
 namespace tidepool::common {
 
+// A new provider of `tls`: a file watcher of tls.dir when set (one thread reading the files
+// every tls.reload_every), else the material itself.
 std::shared_ptr<grpc::experimental::CertificateProviderInterface> MakeCertificateProvider(
+    const GrpcTls& tls);
+
+// What servers and channels use: tls.provider when the identity carries one, else a new one.
+std::shared_ptr<grpc::experimental::CertificateProviderInterface> CertificateProviderOf(
     const GrpcTls& tls);
 
 }  // namespace tidepool::common

@@ -4,15 +4,6 @@
 #include "common/metrics.h"
 
 namespace tidepool::common {
-namespace {
-
-std::string NotAfterText(const std::string& cert_pem) {
-  absl::StatusOr<absl::Time> not_after = CertificateNotAfter(cert_pem);
-  if (!not_after.ok()) return std::string(not_after.status().message());
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", *not_after, absl::UTCTimeZone());
-}
-
-}  // namespace
 
 GrpcTlsWatch::GrpcTlsWatch(const std::string& service, const GrpcTls& tls,
                            prometheus::Registry& registry)
@@ -33,15 +24,16 @@ GrpcTlsWatch::GrpcTlsWatch(const std::string& service, const GrpcTls& tls,
     cert_pem_ = tls.cert_pem;
     ca_pem_ = tls.ca_pem;
   }
-  Publish(tls);
   LogInfo("grpc_tls_loaded", {{"dir", dir_},
-                              {"not_after", NotAfterText(tls.cert_pem)},
+                              {"not_after", PublishExpiry(tls.cert_pem)},
                               {"reload_interval", tls.reload_every}});
 }
 
-void GrpcTlsWatch::Publish(const GrpcTls& tls) {
-  absl::StatusOr<absl::Time> not_after = CertificateNotAfter(tls.cert_pem);
-  if (not_after.ok()) expiry_.Set(static_cast<double>(absl::ToUnixSeconds(*not_after)));
+std::string GrpcTlsWatch::PublishExpiry(const std::string& cert_pem) {
+  absl::StatusOr<absl::Time> not_after = CertificateNotAfter(cert_pem);
+  if (!not_after.ok()) return std::string(not_after.status().message());
+  expiry_.Set(static_cast<double>(absl::ToUnixSeconds(*not_after)));
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", *not_after, absl::UTCTimeZone());
 }
 
 void GrpcTlsWatch::Check() {
@@ -64,9 +56,8 @@ void GrpcTlsWatch::Check() {
   cert_pem_ = loaded->cert_pem;
   ca_pem_ = loaded->ca_pem;
   reloads_.Add({{"result", "renewed"}}).Increment();
-  Publish(*loaded);
   LogInfo("grpc_tls_renewed", {{"dir", dir_},
-                               {"not_after", NotAfterText(loaded->cert_pem)},
+                               {"not_after", PublishExpiry(loaded->cert_pem)},
                                {"effect", "new gRPC connections use the renewed certificate"}});
 }
 

@@ -27,7 +27,9 @@ class GrpcTlsWatch {
   void Check();
 
  private:
-  void Publish(const GrpcTls& tls);
+  // Sets the expiry metric from the certificate; returns the expiry (or why there is none)
+  // as text for the log.
+  std::string PublishExpiry(const std::string& cert_pem);
 
   const std::string dir_;
   prometheus::Gauge& expiry_;

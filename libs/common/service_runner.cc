@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "common/grpc_server.h"
+#include "common/grpc_tls_provider.h"
 #include "common/grpc_tls_watch.h"
 #include "common/heap_tuning.h"
 #include "common/info_service.h"
@@ -176,6 +177,8 @@ int RunService(int argc, char** argv, const ServiceDefinition& definition) {
       LogError("start_failed", {{"error", loaded.status()}});
       return kExitStartFailure;
     }
+    // One watcher of the Secret's files for the server and every channel of this process.
+    loaded->provider = MakeCertificateProvider(*loaded);
     grpc_tls = *std::move(loaded);
   }
   ServiceContext context(definition.name, *options, std::move(grpc_tls));

@@ -14,6 +14,7 @@
 #include "common/grpc_authz.h"
 #include "common/grpc_channel.h"
 #include "common/grpc_server.h"
+#include "common/grpc_tls_provider.h"
 #include "common/grpc_tls_watch.h"
 #include "common/metrics.h"
 #include "common/secret_file.h"
@@ -265,6 +266,54 @@ TEST_CASE("A renewed certificate in the mounted Secret is used without a restart
   }
   CHECK(reached);
   std::filesystem::remove_all(base);
+}
+
+TEST_CASE("A service's server and channels share one provider of its identity, which renews both") {
+  const TwoAuthorities cas("grpc_tls_shared");
+  MountedSecret secret(cas.base / "secret");
+  secret.Publish(cas.first + "/config-renderer");
+  absl::StatusOr<GrpcTls> tls = LoadGrpcTlsDir(secret.path(), absl::Seconds(1));
+  REQUIRE(tls.ok());
+  tls->provider = MakeCertificateProvider(*tls);  // as the service runner does
+  CHECK(CertificateProviderOf(*tls) == tls->provider);
+  CHECK(CertificateProviderOf(GrpcTls(*tls)) == tls->provider);  // copies share it
+
+  EchoCallerRenderer renderer(/*enforce=*/false);
+  const uint16_t port = testing::FreeLoopbackPort().value();
+  auto server = GrpcServer::Start("127.0.0.1", port, {&renderer}, {.tls = *tls});
+  REQUIRE(server.ok());
+  // The service calling itself: both ends take their identity from the one provider.
+  const ChannelOptions self{.tls = *tls, .server_name = "config-renderer"};
+  const std::string address = "127.0.0.1:" + std::to_string(port);
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> before = MakeChannel(address, self);
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> after = MakeChannel(address, self);
+  REQUIRE(before.ok());
+  REQUIRE(after.ok());
+  const auto render = [](const std::shared_ptr<grpc::Channel>& channel) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    v1::RenderResponse response;
+    return v1::ConfigRenderer::NewStub(channel)->Render(&context, {}, &response).error_code();
+  };
+  CHECK(render(*before) == grpc::StatusCode::ABORTED);
+
+  // Renewed under the other CA: the server now refuses the first CA's callers, and a
+  // channel made before the renewal (its first connection after it) presents and trusts
+  // the renewed identity.
+  secret.Publish(cas.second + "/config-renderer");
+  const ChannelOptions first_ca{.tls = Identity(cas.first, "cluster-controller"),
+                                .server_name = "config-renderer"};
+  bool refused = false;
+  for (int attempt = 0; attempt < 75 && !refused; ++attempt) {
+    refused = CallRender(port, first_ca).code == grpc::StatusCode::UNAVAILABLE;
+    if (!refused) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  CHECK(refused);
+  bool reached = false;
+  for (int attempt = 0; attempt < 30 && !reached; ++attempt) {
+    reached = render(*after) == grpc::StatusCode::ABORTED;
+  }
+  CHECK(reached);
 }
 
 bool Serves(prometheus::Registry& registry, const std::string& line) {
