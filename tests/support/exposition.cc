@@ -3,6 +3,7 @@
 #include <regex>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
@@ -29,6 +30,21 @@ absl::Status ValidateExposition(absl::string_view text) {
   }
   if (samples == 0) return absl::InvalidArgumentError("exposition has no samples");
   return absl::OkStatus();
+}
+
+std::string SampleValue(absl::string_view text, absl::string_view name, absl::string_view labels) {
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (!absl::ConsumePrefix(&line, name)) continue;
+    if (labels.empty()) {
+      if (absl::ConsumePrefix(&line, " ")) return std::string(line);
+      continue;
+    }
+    const size_t close = line.find("} ");
+    if (!absl::StartsWith(line, "{") || close == absl::string_view::npos) continue;
+    if (absl::StrContains(line.substr(0, close), labels))
+      return std::string(line.substr(close + 2));
+  }
+  return "";
 }
 
 }  // namespace tidepool::testing

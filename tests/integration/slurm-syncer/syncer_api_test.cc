@@ -19,13 +19,13 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "grpcpp/create_channel.h"
 #include "slurm/rest/client.h"
 #include "support/child_process.h"
 #include "support/eventually.h"
+#include "support/exposition.h"
 #include "support/http_get.h"
 #include "support/ports.h"
 #include "support/testenv.h"
@@ -650,19 +650,6 @@ void ExpectAuthenticationError(const SlurmEnv& env, std::vector<std::string> cre
   CHECK(absl::StrContains(ready->body, "slurm"));
 }
 
-// The value of the first series of `name` whose labels contain `labels`, "" if none.
-std::string MetricValue(const std::string& body, absl::string_view name, absl::string_view labels) {
-  for (absl::string_view line : absl::StrSplit(body, '\n')) {
-    if (!absl::StartsWith(line, absl::StrCat(name, "{"))) continue;
-    const size_t close = line.find("} ");
-    if (close == absl::string_view::npos || !absl::StrContains(line.substr(0, close), labels)) {
-      continue;
-    }
-    return std::string(line.substr(close + 2));
-  }
-  return "";
-}
-
 TEST_CASE("Slurm's jobs, nodes, resources and diag become tidepool_slurm_* metrics") {
   const SlurmEnv env = RequireSlurm();
   ResumeAll(env);
@@ -672,7 +659,7 @@ TEST_CASE("Slurm's jobs, nodes, resources and diag become tidepool_slurm_* metri
   syncer.AwaitReady();
   std::string body;
   const auto value = [&](absl::string_view name, absl::string_view labels) {
-    return MetricValue(body, name, labels);
+    return SampleValue(body, name, labels);
   };
   const auto scrape = [&] {
     auto metrics = syncer.Get("/metrics");

@@ -18,6 +18,7 @@
 #include "k8s/object_json.h"
 #include "k8s/resource.h"
 #include "support/eventually.h"
+#include "support/exposition.h"
 #include "support/kube_conditions.h"
 #include "support/kube_namespace.h"
 #include "support/testenv.h"
@@ -54,12 +55,7 @@ std::string KubeNodeFor(const std::string& slurm_node) { return "two-way-" + slu
 // The value of an unlabelled series on the syncer's /metrics; "" when not served.
 std::string MetricValue(Syncer& syncer, absl::string_view series) {
   absl::StatusOr<HttpResponse> metrics = syncer.Get("/metrics");
-  if (!metrics.ok()) return "";
-  const std::string prefix = absl::StrCat("\n", series, " ");  // a sample, not # HELP
-  const size_t at = metrics->body.find(prefix);
-  if (at == std::string::npos) return "";
-  const size_t start = at + prefix.size();
-  return metrics->body.substr(start, metrics->body.find('\n', start) - start);
+  return metrics.ok() ? SampleValue(metrics->body, series) : "";
 }
 
 void RequireOk(const absl::Status& status) {
