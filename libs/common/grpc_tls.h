@@ -21,14 +21,13 @@ struct GrpcTls {
   std::string ca_pem;    // the CA every peer's certificate must chain to
   std::string cert_pem;  // this service's certificate (server and client)
   std::string key_pem;   // its private key
-  // Where the three were read ("" when given directly). Set: servers and channels read the
-  // files again every `reload_every`, so a renewed Secret (kubelet swaps the mounted files)
-  // takes effect on new connections without a restart.
+  // Where the three were read ("" when given directly), and how often a service looks there
+  // again for a renewed Secret (GrpcTlsWatch).
   std::string dir;
   absl::Duration reload_every = absl::Seconds(30);
-  // Where gRPC takes the identity from (grpc_tls_provider.h). Set once per process, copies
-  // of this identity share it: the server and every channel then read the files through one
-  // watcher. Unset, each server or channel makes its own.
+  // Where gRPC takes the identity from (grpc_tls_provider.h). A service sets it once (its
+  // GrpcTlsInUse) and copies of this identity share it: the server and every channel then
+  // take up a renewal together. Unset, each server or channel uses the material as it is.
   std::shared_ptr<grpc::experimental::CertificateProviderInterface> provider;
 };
 

@@ -1,8 +1,7 @@
 #pragma once
 
-// Where gRPC's TLS stack gets a service's CA, certificate and key: the Secret's files, read
-// again periodically (so a renewed certificate is used without a restart), or the material
-// itself when it came from no directory.
+// Where gRPC's TLS stack gets a service's CA, certificate and key: the identity's shared
+// provider (a service's GrpcTlsInUse, renewed without a restart), or its material as loaded.
 
 #include <memory>
 
@@ -11,8 +10,7 @@
 
 namespace tidepool::common {
 
-// A new provider of `tls`: a file watcher of tls.dir when set (one thread reading the files
-// every tls.reload_every), else the material itself.
+// A provider of `tls`'s material as it is now: never re-read (GrpcTlsInUse renews).
 std::shared_ptr<grpc::experimental::CertificateProviderInterface> MakeCertificateProvider(
     const GrpcTls& tls);
 

@@ -6,8 +6,9 @@
 namespace tidepool::common {
 
 GrpcTlsWatch::GrpcTlsWatch(const std::string& service, const GrpcTls& tls,
-                           prometheus::Registry& registry)
+                           prometheus::Registry& registry, GrpcTlsInUse* in_use)
     : dir_(tls.dir),
+      in_use_(in_use),
       expiry_(prometheus::BuildGauge()
                   .Name(MetricName(service, "grpc_certificate_expiry_timestamp_seconds"))
                   .Help("When the gRPC certificate in --grpc_tls_dir expires (Unix time)")
@@ -47,12 +48,23 @@ void GrpcTlsWatch::Check() {
     reloads_.Add({{"result", "unusable"}}).Increment();
     LogWarn("grpc_tls_unusable",
             {{"error", error},
-             {"effect", "new gRPC connections may fail until the Secret holds a valid identity"},
+             {"effect",
+              "the service keeps the identity it has; a renewal is taken up once "
+              "the Secret holds a usable one"},
              {"fix", "make the Secret's ca.crt, tls.crt and tls.key one identity again"}});
     return;
   }
   last_error_.clear();
   if (loaded->cert_pem == cert_pem_ && loaded->ca_pem == ca_pem_) return;
+  if (in_use_ != nullptr) {
+    if (absl::Status published = in_use_->Publish(*loaded); !published.ok()) {
+      LogWarn("grpc_tls_not_taken_up", {{"error", published},
+                                        {"effect",
+                                         "the service keeps the identity it has; "
+                                         "tried again at the next look"}});
+      return;
+    }
+  }
   cert_pem_ = loaded->cert_pem;
   ca_pem_ = loaded->ca_pem;
   reloads_.Add({{"result", "renewed"}}).Increment();

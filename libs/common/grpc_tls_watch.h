@@ -1,14 +1,16 @@
 #pragma once
 
-// Tells the operator what gRPC's certificate reloads do: the expiry of the certificate in
-// the service's Secret as a metric (alerts fire before it lapses), a log line when a renewed
-// certificate appears, and a warning when the files there are not a usable identity.
+// Looks at the service's Secret for a renewed identity and hands a usable one to gRPC (its
+// GrpcTlsInUse); one that is not usable changes nothing. Tells the operator what happened:
+// the expiry of the certificate in use as a metric (alerts fire before it lapses), a log line
+// when a renewal is taken up, a warning when the Secret does not hold a usable identity.
 
 #include <string>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "common/grpc_tls.h"
+#include "common/grpc_tls_in_use.h"
 #include "prometheus/counter.h"
 #include "prometheus/gauge.h"
 #include "prometheus/registry.h"
@@ -18,8 +20,10 @@ namespace tidepool::common {
 // The owner calls Check every tls.reload_every, the period gRPC reads the files at.
 class GrpcTlsWatch {
  public:
-  // Starts from `tls` as loaded at start (tls.dir set).
-  GrpcTlsWatch(const std::string& service, const GrpcTls& tls, prometheus::Registry& registry);
+  // Starts from `tls` as loaded at start (tls.dir set). Renewals go to `in_use` (outlives
+  // the watch); null: only looked at and reported.
+  GrpcTlsWatch(const std::string& service, const GrpcTls& tls, prometheus::Registry& registry,
+               GrpcTlsInUse* in_use = nullptr);
   GrpcTlsWatch(const GrpcTlsWatch&) = delete;
   GrpcTlsWatch& operator=(const GrpcTlsWatch&) = delete;
 
@@ -32,6 +36,7 @@ class GrpcTlsWatch {
   std::string PublishExpiry(const std::string& cert_pem);
 
   const std::string dir_;
+  GrpcTlsInUse* const in_use_;
   prometheus::Gauge& expiry_;
   prometheus::Family<prometheus::Counter>& reloads_;
   absl::Mutex mutex_;

@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "common/grpc_server.h"
-#include "common/grpc_tls_provider.h"
+#include "common/grpc_tls_in_use.h"
 #include "common/grpc_tls_watch.h"
 #include "common/heap_tuning.h"
 #include "common/info_service.h"
@@ -170,15 +170,20 @@ int RunService(int argc, char** argv, const ServiceDefinition& definition) {
   ConfigureLogging(definition.name, options->log_level);
 
   std::optional<GrpcTls> grpc_tls;
+  std::unique_ptr<GrpcTlsInUse> tls_in_use;  // outlives the context's server and channels
   if (!options->grpc_tls_dir.empty()) {
     absl::StatusOr<GrpcTls> loaded =
         LoadGrpcTlsDir(options->grpc_tls_dir, options->grpc_tls_reload_interval);
-    if (!loaded.ok()) {
-      LogError("start_failed", {{"error", loaded.status()}});
+    absl::StatusOr<std::unique_ptr<GrpcTlsInUse>> in_use =
+        loaded.ok() ? GrpcTlsInUse::Create(*loaded)
+                    : absl::StatusOr<std::unique_ptr<GrpcTlsInUse>>(loaded.status());
+    if (!in_use.ok()) {
+      LogError("start_failed", {{"error", in_use.status()}});
       return kExitStartFailure;
     }
-    // One watcher of the Secret's files for the server and every channel of this process.
-    loaded->provider = MakeCertificateProvider(*loaded);
+    tls_in_use = *std::move(in_use);
+    // One provider for the server and every channel of this process.
+    loaded->provider = tls_in_use->provider();
     grpc_tls = *std::move(loaded);
   }
   ServiceContext context(definition.name, *options, std::move(grpc_tls));
@@ -186,7 +191,7 @@ int RunService(int argc, char** argv, const ServiceDefinition& definition) {
   std::optional<GrpcTlsWatch> tls_watch;
   std::optional<PeriodicWorker> tls_watcher;  // declared after what it calls: stops first
   if (context.grpc_tls().has_value()) {
-    tls_watch.emplace(definition.name, *context.grpc_tls(), context.metrics());
+    tls_watch.emplace(definition.name, *context.grpc_tls(), context.metrics(), tls_in_use.get());
     tls_watcher.emplace(context.grpc_tls()->reload_every, [&tls_watch] { tls_watch->Check(); });
   }
   context.AddGrpcService(std::make_unique<InfoServiceImpl>(definition.name, kVersion, absl::Now()));

@@ -10,13 +10,16 @@
 #include <string>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "common/grpc_authz.h"
 #include "common/grpc_channel.h"
 #include "common/grpc_server.h"
+#include "common/grpc_tls_in_use.h"
 #include "common/grpc_tls_provider.h"
 #include "common/grpc_tls_watch.h"
 #include "common/metrics.h"
+#include "common/periodic_worker.h"
 #include "common/secret_file.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "support/grpc_certs.h"
@@ -160,6 +163,11 @@ TEST_CASE("With mutual TLS a method admits only the callers granted it") {
   }
 }
 
+std::string ReadFileText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 // A directory laid out as kubelet mounts a Secret: the files are links into "..data", itself a
 // link to the current version, and an update swaps "..data" in one rename.
 class MountedSecret {
@@ -218,6 +226,86 @@ struct TwoAuthorities {
   std::string second;  // the CA after it
 };
 
+// A service's identity as the service runner keeps it: loaded from its mounted Secret, in
+// use through a private copy (GrpcTlsInUse) and renewed by a watch looking every second.
+struct RenewingIdentity {
+  explicit RenewingIdentity(const std::string& secret_dir) {
+    absl::StatusOr<GrpcTls> loaded = LoadGrpcTlsDir(secret_dir, absl::Seconds(1));
+    REQUIRE(loaded.ok());
+    absl::StatusOr<std::unique_ptr<GrpcTlsInUse>> created = GrpcTlsInUse::Create(*loaded);
+    REQUIRE(created.ok());
+    in_use = *std::move(created);
+    loaded->provider = in_use->provider();
+    tls = *std::move(loaded);
+    watch.emplace("config-renderer", tls, registry, in_use.get());
+    looker.emplace(absl::Seconds(1), [this] { watch->Check(); });
+  }
+  prometheus::Registry registry;
+  std::unique_ptr<GrpcTlsInUse> in_use;
+  GrpcTls tls;
+  std::optional<GrpcTlsWatch> watch;
+  std::optional<PeriodicWorker> looker;  // stops first
+};
+
+TEST_CASE("GrpcTlsInUse keeps a private copy, switches all of it at once and removes it") {
+  const TwoAuthorities cas("grpc_tls_in_use");
+  absl::StatusOr<GrpcTls> first = LoadGrpcTlsDir(cas.first + "/config-renderer");
+  absl::StatusOr<GrpcTls> second = LoadGrpcTlsDir(cas.second + "/config-renderer");
+  REQUIRE(first.ok());
+  REQUIRE(second.ok());
+  std::string dir;
+  {
+    absl::StatusOr<std::unique_ptr<GrpcTlsInUse>> in_use =
+        GrpcTlsInUse::Create(*first, cas.base.string());
+    REQUIRE(in_use.ok());
+    dir = (*in_use)->dir();
+    CHECK((*in_use)->provider() != nullptr);
+    struct stat info {};
+    REQUIRE(::stat(dir.c_str(), &info) == 0);
+    CHECK((info.st_mode & 0777) == 0700);
+    REQUIRE(::stat((dir + "/tls.key").c_str(), &info) == 0);
+    CHECK((info.st_mode & 0777) == 0600);
+    CHECK(ReadFileText(dir + "/tls.crt") == first->cert_pem);
+
+    REQUIRE((*in_use)->Publish(*second).ok());
+    CHECK(ReadFileText(dir + "/ca.crt") == second->ca_pem);
+    CHECK(ReadFileText(dir + "/tls.crt") == second->cert_pem);
+    CHECK(ReadFileText(dir + "/tls.key") == second->key_pem);
+    int versions = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      versions += entry.path().filename().string().starts_with("..version") ? 1 : 0;
+    }
+    CHECK(versions == 1);  // the replaced one is gone
+  }
+  CHECK_FALSE(std::filesystem::exists(dir));
+
+  // What a killed process left is removed by the next one (also one that had our pid, as a
+  // restarted container's pid 1 has); another live process's copy and our own others stay.
+  const std::filesystem::path killed = cas.base / "tidepool-grpc-tls-999999999-abcdef";
+  const std::filesystem::path same_pid =
+      cas.base / ("tidepool-grpc-tls-" + std::to_string(getpid()) + "-abcdef");
+  const std::filesystem::path live =
+      cas.base / ("tidepool-grpc-tls-" + std::to_string(getppid()) + "-abcdef");
+  for (const auto& left : {killed, same_pid, live}) {
+    std::filesystem::create_directories(left / "..version1");
+  }
+  absl::StatusOr<std::unique_ptr<GrpcTlsInUse>> one =
+      GrpcTlsInUse::Create(*first, cas.base.string());
+  REQUIRE(one.ok());
+  CHECK_FALSE(std::filesystem::exists(killed));
+  CHECK_FALSE(std::filesystem::exists(same_pid));
+  CHECK(std::filesystem::exists(live));
+  absl::StatusOr<std::unique_ptr<GrpcTlsInUse>> two =
+      GrpcTlsInUse::Create(*second, cas.base.string());
+  REQUIRE(two.ok());
+  CHECK(std::filesystem::exists((*one)->dir() + "/tls.key"));
+
+  const absl::Status no_base = GrpcTlsInUse::Create(*first, "/no/such/dir").status();
+  CHECK(absl::StartsWith(
+      no_base.message(),
+      "cannot make a directory for the gRPC identity in use under /no/such/dir: "));
+}
+
 TEST_CASE("A renewed certificate in the mounted Secret is used without a restart") {
   const TwoAuthorities cas("grpc_tls_renewal");
   const std::filesystem::path& base = cas.base;
@@ -228,11 +316,10 @@ TEST_CASE("A renewed certificate in the mounted Secret is used without a restart
   MountedSecret client_secret(base / "client");
   client_secret.Publish(first + "/cluster-controller");
 
-  absl::StatusOr<GrpcTls> server_tls = LoadGrpcTlsDir(server_secret.path(), absl::Seconds(1));
-  REQUIRE(server_tls.ok());
+  RenewingIdentity server_identity(server_secret.path());
   EchoCallerRenderer renderer(/*enforce=*/true);
   const uint16_t port = testing::FreeLoopbackPort().value();
-  auto server = GrpcServer::Start("127.0.0.1", port, {&renderer}, {.tls = *server_tls});
+  auto server = GrpcServer::Start("127.0.0.1", port, {&renderer}, {.tls = server_identity.tls});
   REQUIRE(server.ok());
   const auto fixed = [](const std::string& ca) {
     return ChannelOptions{.tls = Identity(ca, "cluster-controller"),
@@ -247,9 +334,8 @@ TEST_CASE("A renewed certificate in the mounted Secret is used without a restart
   CHECK(CallRender(port, fixed(first)).code == grpc::StatusCode::UNAVAILABLE);
 
   // A caller's channel made before its own Secret was renewed presents the renewed one.
-  absl::StatusOr<GrpcTls> client_tls = LoadGrpcTlsDir(client_secret.path(), absl::Seconds(1));
-  REQUIRE(client_tls.ok());
-  const ChannelOptions renewing{.tls = *client_tls, .server_name = "config-renderer"};
+  RenewingIdentity client_identity(client_secret.path());
+  const ChannelOptions renewing{.tls = client_identity.tls, .server_name = "config-renderer"};
   absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
       MakeChannel("127.0.0.1:" + std::to_string(port), renewing);
   REQUIRE(channel.ok());
@@ -272,10 +358,9 @@ TEST_CASE("A service's server and channels share one provider of its identity, w
   const TwoAuthorities cas("grpc_tls_shared");
   MountedSecret secret(cas.base / "secret");
   secret.Publish(cas.first + "/config-renderer");
-  absl::StatusOr<GrpcTls> tls = LoadGrpcTlsDir(secret.path(), absl::Seconds(1));
-  REQUIRE(tls.ok());
-  tls->provider = MakeCertificateProvider(*tls);  // as the service runner does
-  CHECK(CertificateProviderOf(*tls) == tls->provider);
+  RenewingIdentity identity(secret.path());
+  const GrpcTls* tls = &identity.tls;
+  CHECK(CertificateProviderOf(*tls) == identity.in_use->provider());
   CHECK(CertificateProviderOf(GrpcTls(*tls)) == tls->provider);  // copies share it
 
   EchoCallerRenderer renderer(/*enforce=*/false);
@@ -314,6 +399,38 @@ TEST_CASE("A service's server and channels share one provider of its identity, w
     reached = render(*after) == grpc::StatusCode::ABORTED;
   }
   CHECK(reached);
+}
+
+TEST_CASE("A Secret renewed into an unusable identity leaves the loaded one in use") {
+  const TwoAuthorities cas("grpc_tls_unusable");
+  MountedSecret secret(cas.base / "secret");
+  secret.Publish(cas.first + "/config-renderer");
+  RenewingIdentity identity(secret.path());
+  EchoCallerRenderer renderer(/*enforce=*/true);
+  const uint16_t port = testing::FreeLoopbackPort().value();
+  auto server = GrpcServer::Start("127.0.0.1", port, {&renderer}, {.tls = identity.tls});
+  REQUIRE(server.ok());
+  const auto caller_of = [](const std::string& ca) {
+    return ChannelOptions{.tls = Identity(ca, "cluster-controller"),
+                          .server_name = "config-renderer"};
+  };
+  REQUIRE(CallRender(port, caller_of(cas.first)).code == grpc::StatusCode::ABORTED);
+
+  // The second CA's certificate with a key that is not its own: nothing changes (gRPC alone
+  // took up the new ca.crt and refused every caller).
+  const std::string mixed = (cas.base / "mixed").string();
+  std::filesystem::create_directories(mixed);
+  std::filesystem::copy_file(cas.second + "/config-renderer/ca.crt", mixed + "/ca.crt");
+  std::filesystem::copy_file(cas.second + "/config-renderer/tls.crt", mixed + "/tls.crt");
+  std::filesystem::copy_file(cas.second + "/cluster-controller/tls.key", mixed + "/tls.key");
+  secret.Publish(mixed);
+  std::this_thread::sleep_for(std::chrono::seconds(4));  // four reloads
+  CHECK(CallRender(port, caller_of(cas.first)).code == grpc::StatusCode::ABORTED);
+  CHECK(CallRender(port, caller_of(cas.second)).code == grpc::StatusCode::UNAVAILABLE);
+
+  // A usable renewal after it is taken up.
+  secret.Publish(cas.second + "/config-renderer");
+  CHECK(ReachesWithin(port, caller_of(cas.second), absl::Seconds(15)));
 }
 
 bool Serves(prometheus::Registry& registry, const std::string& line) {
