@@ -9,6 +9,13 @@ export TIDEPOOL_ROOT TIDEPOOL_CACHE TIDEPOOL_RUN_DIR
 log() { printf '%s: %s\n' "$(basename "$0")" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
+# How tools/test and tools/run build: optimised as CMake's RelWithDebInfo (-O2) but without
+# its debug information, which a cold machine (no ccache) pays in every compile and link (a
+# heavy file compiled in 7 s instead of 12; a service binary is 3 MB instead of 55, and the
+# images strip it anyway). A build directory of one's own keeps CMake's default.
+TIDEPOOL_BUILD_ARGS=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG"
+  "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG")
+
 # build_project BUILD_DIR [extra cmake args...]: configure once, then build with ninja -j2.
 build_project() {
   local build_dir=$1
