@@ -238,8 +238,11 @@ TEST_CASE("a cordon drains the Slurm node with its reason, and an uncordon undra
         }).has_value());
   CHECK(ReadField(*f.client, k8s::Nodes(), "", KubeNodeFor("n-01"), Condition("SlurmCordon"))
             .starts_with("False/"));
-  CHECK(ReadField(*f.client, k8s::Nodes(), "", KubeNodeFor("n-01"),
-                  Annotation("tidepool.dev/drain")) == "k8s: cordon: kernel upgrade");
+  // The annotation comes after the conditions (the same sync, a write later).
+  CHECK(Eventually([&] {
+          return ReadField(*f.client, k8s::Nodes(), "", KubeNodeFor("n-01"),
+                           Annotation("tidepool.dev/drain")) == "k8s: cordon: kernel upgrade";
+        }).has_value());
   CHECK(f.SlurmReason("n-02").empty());  // the other node is untouched
   // Drained and idle: the readiness gate lets an eviction through.
   CHECK(Eventually([&] {
