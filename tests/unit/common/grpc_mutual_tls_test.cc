@@ -221,6 +221,16 @@ struct TwoAuthorities {
     std::error_code ignored;
     std::filesystem::remove_all(base, ignored);
   }
+  // A Secret's files put together from two identities: the second CA's config-renderer
+  // certificate with its cluster-controller's key. Returns the directory.
+  std::string MixedIdentity() const {
+    const std::string mixed = (base / "mixed").string();
+    std::filesystem::create_directories(mixed);
+    std::filesystem::copy_file(second + "/config-renderer/ca.crt", mixed + "/ca.crt");
+    std::filesystem::copy_file(second + "/config-renderer/tls.crt", mixed + "/tls.crt");
+    std::filesystem::copy_file(second + "/cluster-controller/tls.key", mixed + "/tls.key");
+    return mixed;
+  }
   std::filesystem::path base;
   std::string first;   // the CA before a renewal
   std::string second;  // the CA after it
@@ -418,12 +428,7 @@ TEST_CASE("A Secret renewed into an unusable identity leaves the loaded one in u
 
   // The second CA's certificate with a key that is not its own: nothing changes (gRPC alone
   // took up the new ca.crt and refused every caller).
-  const std::string mixed = (cas.base / "mixed").string();
-  std::filesystem::create_directories(mixed);
-  std::filesystem::copy_file(cas.second + "/config-renderer/ca.crt", mixed + "/ca.crt");
-  std::filesystem::copy_file(cas.second + "/config-renderer/tls.crt", mixed + "/tls.crt");
-  std::filesystem::copy_file(cas.second + "/cluster-controller/tls.key", mixed + "/tls.key");
-  secret.Publish(mixed);
+  secret.Publish(cas.MixedIdentity());
   std::this_thread::sleep_for(std::chrono::seconds(4));  // four reloads
   CHECK(CallRender(port, caller_of(cas.first)).code == grpc::StatusCode::ABORTED);
   CHECK(CallRender(port, caller_of(cas.second)).code == grpc::StatusCode::UNAVAILABLE);
@@ -484,12 +489,7 @@ TEST_CASE("The TLS watch publishes the certificate's expiry and counts renewals 
   CHECK(Serves(registry, renewed + "1"));
 
   // A Secret put together from two identities: said once, the expiry left as it was.
-  const std::string mixed = (base / "mixed").string();
-  std::filesystem::create_directories(mixed);
-  std::filesystem::copy_file(second + "/config-renderer/ca.crt", mixed + "/ca.crt");
-  std::filesystem::copy_file(second + "/config-renderer/tls.crt", mixed + "/tls.crt");
-  std::filesystem::copy_file(second + "/cluster-controller/tls.key", mixed + "/tls.key");
-  secret.Publish(mixed);
+  secret.Publish(w.cas.MixedIdentity());
   watch.Check();
   watch.Check();
   CHECK(Serves(registry, unusable + "1"));
