@@ -4,9 +4,9 @@
 // them → Render on config-renderer → the "<cluster>-slurm-config" ConfigMap → once the
 // files had time to reach the Slurm controller (counted from the write time kept on the
 // ConfigMap), Reconfigure through the syncer. Unchanged input renders the same hash and
-// touches neither the ConfigMap nor Slurm. Where Tidepool runs slurmctld, the hash counts
-// as applied only once slurmctld lists the rendered nodes (loaded_config.h); a reconfigure
-// it did not take within load_timeout is sent again.
+// touches neither the ConfigMap nor Slurm. With verify_loaded (always where Tidepool runs
+// slurmctld), the hash counts as applied only once slurmctld lists the rendered nodes
+// (loaded_config.h); a reconfigure it did not take within load_timeout is sent again.
 
 #include <cstdint>
 #include <string>

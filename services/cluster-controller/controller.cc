@@ -82,16 +82,14 @@ std::vector<std::unique_ptr<ClusterStep>> Steps(
         std::make_unique<AccountingStep>(client, informers, events, options.field_manager));
     steps.push_back(std::make_unique<LoginStep>(client, informers, events, options.field_manager));
   }
-  steps.push_back(std::make_unique<ConfigStep>(
-      client, renderer, syncer, informers, events, clock,
-      ConfigStepOptions{.environment = options.environment,
-                        .propagation_delay = options.propagation_delay,
-                        .rpc_timeout = options.rpc_timeout,
-                        .field_manager = options.field_manager,
-                        // Only a slurmctld Tidepool runs is known
-                        // to read the ConfigMap it writes.
-                        .verify_loaded = options.control_plane == ControlPlane::kPods},
-      reconfigures));
+  steps.push_back(
+      std::make_unique<ConfigStep>(client, renderer, syncer, informers, events, clock,
+                                   ConfigStepOptions{.environment = options.environment,
+                                                     .propagation_delay = options.propagation_delay,
+                                                     .rpc_timeout = options.rpc_timeout,
+                                                     .field_manager = options.field_manager,
+                                                     .verify_loaded = options.verify_loaded},
+                                   reconfigures));
   return steps;
 }
 

@@ -45,6 +45,10 @@ struct ConfigLoopOptions {
   // How long a new ConfigMap takes to reach the Slurm controller's files (kubelet's
   // ConfigMap volume sync) before Slurm is told to reconfigure.
   absl::Duration propagation_delay = absl::Seconds(5);
+  // Whether a reconfigure counts only once slurmctld lists the rendered nodes (else it is
+  // sent again). Always with a control plane of pods; with an external one only where
+  // that slurmctld is known to read the rendered files (--verify_config_loaded).
+  bool verify_loaded = true;
   absl::Duration rpc_timeout = absl::Seconds(20);
   std::string watch_namespace;  // "" = all
   int workers = 2;

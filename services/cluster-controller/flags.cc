@@ -19,6 +19,11 @@ ABSL_FLAG(std::string, cgroup_plugin, "",
 ABSL_FLAG(std::string, control_plane, "pods",
           "Where each cluster's slurmctld runs: \"pods\" (the controller makes its Secrets, "
           "StatefulSet, Services) or \"external\" (run elsewhere; only config is managed)");
+ABSL_FLAG(std::string, verify_config_loaded, "auto",
+          "Count a reconfigure as applied only once slurmctld lists the rendered nodes, and "
+          "send it again if not: \"true\", \"false\", or \"auto\" (true with "
+          "--control_plane=pods; false with external, whose slurmctld may not read the "
+          "rendered files)");
 ABSL_FLAG(std::string, cluster_domain, "cluster.local",
           "The Kubernetes cluster's DNS domain (kubelet's clusterDomain), for the search path "
           "that lets Slurm's daemons resolve compute pods by their Slurm names");
@@ -60,6 +65,12 @@ absl::StatusOr<ControllerSettings> BuildControllerSettings(const RawControllerFl
     return absl::InvalidArgumentError(absl::StrCat("--control_plane=\"", raw.control_plane,
                                                    "\" is not one of \"pods\", \"external\""));
   }
+  if (raw.verify_config_loaded != "auto" && raw.verify_config_loaded != "true" &&
+      raw.verify_config_loaded != "false") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--verify_config_loaded=\"", raw.verify_config_loaded,
+                     "\" is not one of \"auto\", \"true\", \"false\""));
+  }
   if (raw.cluster_domain.empty() ||
       raw.cluster_domain.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-.") !=
           std::string::npos) {
@@ -71,6 +82,9 @@ absl::StatusOr<ControllerSettings> BuildControllerSettings(const RawControllerFl
                               .syncer_address = raw.syncer_address};
   settings.loop.control_plane =
       raw.control_plane == "pods" ? ControlPlane::kPods : ControlPlane::kExternal;
+  settings.loop.verify_loaded = raw.verify_config_loaded == "auto"
+                                    ? settings.loop.control_plane == ControlPlane::kPods
+                                    : raw.verify_config_loaded == "true";
   settings.loop.cluster_domain = raw.cluster_domain;
   settings.loop.propagation_delay = raw.propagation_delay;
   settings.loop.watch_namespace = raw.watch_namespace;
@@ -98,6 +112,7 @@ RawControllerFlags ReadControllerFlags() {
           .gpu_device_prefix = absl::GetFlag(FLAGS_gpu_device_prefix),
           .cgroup_plugin = absl::GetFlag(FLAGS_cgroup_plugin),
           .control_plane = absl::GetFlag(FLAGS_control_plane),
+          .verify_config_loaded = absl::GetFlag(FLAGS_verify_config_loaded),
           .cluster_domain = absl::GetFlag(FLAGS_cluster_domain)};
 }
 

@@ -21,6 +21,7 @@ ABSL_DECLARE_FLAG(std::vector<std::string>, controller_hosts);
 ABSL_DECLARE_FLAG(std::string, gpu_device_prefix);
 ABSL_DECLARE_FLAG(std::string, cgroup_plugin);
 ABSL_DECLARE_FLAG(std::string, control_plane);
+ABSL_DECLARE_FLAG(std::string, verify_config_loaded);
 ABSL_DECLARE_FLAG(std::string, cluster_domain);
 
 namespace tidepool::cluster {
@@ -36,6 +37,7 @@ struct RawControllerFlags {
   std::string gpu_device_prefix;
   std::string cgroup_plugin;
   std::string control_plane;
+  std::string verify_config_loaded = "auto";
   std::string cluster_domain;
 };
 

@@ -246,7 +246,10 @@ class System {
          {kube, lease_ns, absl::StrCat("--renderer_address=127.0.0.1:", renderer),
           absl::StrCat("--syncer_address=127.0.0.1:", syncer),
           "--gpu_device_prefix=/etc/slurm/fake-nvidia", "--cgroup_plugin=disabled",
-          "--config_propagation_delay=2s", "--control_plane=external"}},
+          "--config_propagation_delay=2s", "--control_plane=external",
+          // The node agent projects the rendered files into this slurmctld's: a
+          // reconfigure that reached it before all of them is sent again.
+          "--verify_config_loaded=true"}},
         {"node-agent",
          {kube, absl::StrCat("--nodes=", kNodes), "--node_prefix=sim-", "--gpu_count=8",
           "--gpu_product=NVIDIA-H100-80GB-HBM3",

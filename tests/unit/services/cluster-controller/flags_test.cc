@@ -33,6 +33,18 @@ TEST_CASE("flags build the loop's options and render environment") {
   CHECK(BuildControllerSettings(external)->loop.control_plane == ControlPlane::kExternal);
 }
 
+TEST_CASE("the load check follows the control plane unless set") {
+  RawControllerFlags raw = Defaults();
+  CHECK(BuildControllerSettings(raw)->loop.verify_loaded);
+  raw.verify_config_loaded = "false";
+  CHECK_FALSE(BuildControllerSettings(raw)->loop.verify_loaded);
+  raw.control_plane = "external";
+  raw.verify_config_loaded = "auto";
+  CHECK_FALSE(BuildControllerSettings(raw)->loop.verify_loaded);
+  raw.verify_config_loaded = "true";
+  CHECK(BuildControllerSettings(raw)->loop.verify_loaded);
+}
+
 TEST_CASE("bad flag values are refused naming the flag") {
   struct Case {
     void (*mutate)(RawControllerFlags&);
@@ -49,6 +61,7 @@ TEST_CASE("bad flag values are refused naming the flag") {
        "--leader_election_namespace"},
       {[](RawControllerFlags& r) { r.controller_hosts = {"a b"}; }, "--controller_hosts"},
       {[](RawControllerFlags& r) { r.control_plane = "pod"; }, "--control_plane"},
+      {[](RawControllerFlags& r) { r.verify_config_loaded = "yes"; }, "--verify_config_loaded"},
       {[](RawControllerFlags& r) { r.cluster_domain = ""; }, "--cluster_domain"},
       {[](RawControllerFlags& r) { r.cluster_domain = "cluster local"; }, "--cluster_domain"},
   };
