@@ -221,10 +221,11 @@ struct Fixture {
     AwaitReady(*syncer);
     AwaitReady(*controller);
   }
-  Service StartController(absl::Duration propagation_delay) {
+  Service StartController(absl::Duration propagation_delay,
+                          const std::string& verify_config_loaded = "auto") {
     return Start(
         "TIDEPOOL_CLUSTER_CONTROLLER",
-        {"--kubeconfig=" + kube.kubeconfig,
+        {"--kubeconfig=" + kube.kubeconfig, "--verify_config_loaded=" + verify_config_loaded,
          absl::StrCat("--renderer_address=127.0.0.1:", renderer->grpc_port),
          absl::StrCat("--syncer_address=127.0.0.1:", syncer->grpc_port),
          absl::StrCat("--config_propagation_delay=", absl::FormatDuration(propagation_delay)),
@@ -353,6 +354,27 @@ TEST_CASE("the config loop renders, writes the ConfigMap, reconfigures once per 
     INFO(f.controller->process.Output());
     REQUIRE(reconfigured);
     CHECK(Eventually([&] { return f.ClusterStatus("configHash") == first_hash; }).has_value());
+  }
+
+  SECTION("with the load check, a reconfigure slurmctld did not load is reported and sent again") {
+    // The host's slurmctld never reads the rendered files: with an external control plane
+    // the check is off unless asked for, and on it finds the rendered nodes missing.
+    f.controller.reset();
+    f.controller = std::make_unique<Service>(f.StartController(absl::Seconds(1), "true"));
+    AwaitReady(*f.controller);
+    CreateMember(*f.client, "cpu-02", "loop-k2");
+    const bool reported =
+        Eventually([&] {
+          return absl::StartsWith(f.ClusterCondition("Ready"), "False/ConfigNotLoaded/");
+        }).has_value();
+    INFO(f.controller->process.Output());
+    REQUIRE(reported);
+    CHECK(absl::StrContains(f.ClusterCondition("Ready"), "slurmctld does not list cpu-0"));
+    CHECK(f.ClusterStatus("configHash") == first_hash);
+    CHECK(f.Reconfigures() == 2);
+    // Sent again once the load timeout (30 s) has passed without the nodes showing.
+    CHECK(Eventually([&] { return f.Reconfigures() == 3; }, absl::Seconds(45)).has_value());
+    CHECK(f.ClusterStatus("configHash") == first_hash);
   }
 
   SECTION("a member whose Node is gone from the cache stops the render, it does not drop out") {
