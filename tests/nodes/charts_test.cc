@@ -308,10 +308,13 @@ void Upgrade(const KubernetesEnv& env, const std::string& helm, const std::strin
 }
 
 // Pods' restarts, summed over the services' pods.
-std::string RestartCounts(const KubernetesEnv& env) {
-  return Trimmed(
-      MustKubectl(env, {"-n", kServicesNamespace, "get", "pods", "-o",
-                        "jsonpath={.items[*].status.containerStatuses[*].restartCount}"}));
+// The restart counts of these pods, in their order. Only named pods: a pod that comes or
+// goes meanwhile (a hook's) would change a count of all of them without any restart.
+std::string RestartCounts(const KubernetesEnv& env, const std::vector<std::string>& pods) {
+  std::vector<std::string> args = {"-n", kServicesNamespace, "get", "pods"};
+  args.insert(args.end(), pods.begin(), pods.end());
+  args.insert(args.end(), {"-o", "jsonpath={.items[*].status.containerStatuses[*].restartCount}"});
+  return Trimmed(MustKubectl(env, args));
 }
 
 // The README's renewal: delete the gRPC Secrets (the CA too) and upgrade. The chart makes a
@@ -321,7 +324,7 @@ std::string RestartCounts(const KubernetesEnv& env) {
 void RenewCertificates(const KubernetesEnv& env, const std::string& helm,
                        const std::string& umbrella, const std::string& ns) {
   const std::vector<std::string> before = LivePods(env);
-  const std::string restarts = RestartCounts(env);
+  const std::string restarts = RestartCounts(env, before);
   std::vector<std::string> remove = {"-n", kServicesNamespace, "delete", "secret",
                                      "tidepool-grpc-ca"};
   for (const char* service : kServices) remove.push_back(absl::StrCat("tidepool-grpc-", service));
@@ -353,7 +356,7 @@ void RenewCertificates(const KubernetesEnv& env, const std::string& helm,
   std::sort(after.begin(), after.end());
   std::sort(expected.begin(), expected.end());
   CHECK(after == expected);
-  CHECK(RestartCounts(env) == restarts);
+  CHECK(RestartCounts(env, before) == restarts);
 
   MustKubectl(env, {"-n", kServicesNamespace, "rollout", "restart", "deployment/slurm-syncer"});
   MustKubectl(
