@@ -307,14 +307,21 @@ void Upgrade(const KubernetesEnv& env, const std::string& helm, const std::strin
                           "--log_level=debug"));
 }
 
-// Pods' restarts, summed over the services' pods.
-// The restart counts of these pods, in their order. Only named pods: a pod that comes or
-// goes meanwhile (a hook's) would change a count of all of them without any restart.
+// The restart counts of these pods, each named ("pod: 0 0"). Only named pods: a pod that
+// comes or goes meanwhile (a hook's) would change a count of all of them without any
+// restart. One read per pod: `get` of a single name answers with the Pod, not a List, so a
+// List's jsonpath would read nothing and compare equal.
 std::string RestartCounts(const KubernetesEnv& env, const std::vector<std::string>& pods) {
-  std::vector<std::string> args = {"-n", kServicesNamespace, "get", "pods"};
-  args.insert(args.end(), pods.begin(), pods.end());
-  args.insert(args.end(), {"-o", "jsonpath={.items[*].status.containerStatuses[*].restartCount}"});
-  return Trimmed(MustKubectl(env, args));
+  REQUIRE_FALSE(pods.empty());
+  std::string counts;
+  for (const std::string& pod : pods) {
+    const std::string restarts =
+        Trimmed(MustKubectl(env, {"-n", kServicesNamespace, "get", "pod", pod, "-o",
+                                  "jsonpath={.status.containerStatuses[*].restartCount}"}));
+    REQUIRE_FALSE(restarts.empty());
+    absl::StrAppend(&counts, pod, ": ", restarts, "\n");
+  }
+  return counts;
 }
 
 // The README's renewal: delete the gRPC Secrets (the CA too) and upgrade. The chart makes a
