@@ -1,8 +1,12 @@
 #include "flags.h"
 
+#include <initializer_list>
+#include <vector>
+
 #include "absl/flags/flag.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 ABSL_FLAG(std::string, renderer_address, "127.0.0.1:50061", "config-renderer gRPC host:port");
 ABSL_FLAG(std::string, syncer_address, "127.0.0.1:50062", "slurm-syncer gRPC host:port");
@@ -40,6 +44,17 @@ absl::Status CheckAddress(absl::string_view flag, const std::string& address) {
   return absl::OkStatus();
 }
 
+absl::Status CheckOneOf(absl::string_view flag, const std::string& value,
+                        std::initializer_list<absl::string_view> allowed) {
+  for (absl::string_view choice : allowed) {
+    if (value == choice) return absl::OkStatus();
+  }
+  std::vector<std::string> quoted;
+  for (absl::string_view choice : allowed) quoted.push_back(absl::StrCat("\"", choice, "\""));
+  return absl::InvalidArgumentError(
+      absl::StrCat("--", flag, "=\"", value, "\" is not one of ", absl::StrJoin(quoted, ", ")));
+}
+
 }  // namespace
 
 absl::StatusOr<ControllerSettings> BuildControllerSettings(const RawControllerFlags& raw) {
@@ -61,15 +76,14 @@ absl::StatusOr<ControllerSettings> BuildControllerSettings(const RawControllerFl
           absl::StrCat("--controller_hosts: \"", host, "\" is not a host name"));
     }
   }
-  if (raw.control_plane != "pods" && raw.control_plane != "external") {
-    return absl::InvalidArgumentError(absl::StrCat("--control_plane=\"", raw.control_plane,
-                                                   "\" is not one of \"pods\", \"external\""));
+  if (absl::Status s = CheckOneOf("control_plane", raw.control_plane, {"pods", "external"});
+      !s.ok()) {
+    return s;
   }
-  if (raw.verify_config_loaded != "auto" && raw.verify_config_loaded != "true" &&
-      raw.verify_config_loaded != "false") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--verify_config_loaded=\"", raw.verify_config_loaded,
-                     "\" is not one of \"auto\", \"true\", \"false\""));
+  if (absl::Status s =
+          CheckOneOf("verify_config_loaded", raw.verify_config_loaded, {"auto", "true", "false"});
+      !s.ok()) {
+    return s;
   }
   if (raw.cluster_domain.empty() ||
       raw.cluster_domain.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-.") !=
