@@ -271,6 +271,16 @@ struct Fixture {
     return Field(*client, api::SlurmClusters(), "loop", Condition(type));
   }
 
+  // Waits for the cluster's condition `type` to read "status/reason/..." starting with
+  // `prefix`; fails showing the controller's log if it does not.
+  void RequireCondition(const std::string& type, const std::string& prefix) {
+    const bool reached =
+        Eventually([&] { return absl::StartsWith(ClusterCondition(type), prefix); }).has_value();
+    INFO(type << " is " << ClusterCondition(type));
+    INFO(controller->process.Output());
+    REQUIRE(reached);
+  }
+
   KubernetesEnv kube;
   SlurmEnv slurm;
   std::unique_ptr<k8s::Client> client;
@@ -363,12 +373,7 @@ TEST_CASE("the config loop renders, writes the ConfigMap, reconfigures once per 
     f.controller = std::make_unique<Service>(f.StartController(absl::Seconds(1), "true"));
     AwaitReady(*f.controller);
     CreateMember(*f.client, "cpu-02", "loop-k2");
-    const bool reported =
-        Eventually([&] {
-          return absl::StartsWith(f.ClusterCondition("Ready"), "False/ConfigNotLoaded/");
-        }).has_value();
-    INFO(f.controller->process.Output());
-    REQUIRE(reported);
+    f.RequireCondition("Ready", "False/ConfigNotLoaded/");
     CHECK(absl::StrContains(f.ClusterCondition("Ready"), "slurmctld does not list cpu-0"));
     CHECK(f.ClusterStatus("configHash") == first_hash);
     CHECK(f.Reconfigures() == 2);
@@ -388,9 +393,7 @@ TEST_CASE("the config loop renders, writes the ConfigMap, reconfigures once per 
     const std::string hash = f.ConfigMapHash();
     const int reconfigures = f.Reconfigures();
     RequireOk(f.client->Delete(k8s::Nodes(), "", "loop-k1").status());
-    REQUIRE(Eventually([&] {
-              return absl::StartsWith(f.ClusterCondition("ConfigRendered"), "False/RenderFailed/");
-            }).has_value());
+    f.RequireCondition("ConfigRendered", "False/RenderFailed/");
     CHECK(absl::StrContains(f.ClusterCondition("ConfigRendered"), "cpu-01: Node loop-k1"));
     CHECK(f.ConfigMapHash() == hash);
     CHECK(f.Reconfigures() == reconfigures);
@@ -444,9 +447,7 @@ TEST_CASE("the config loop renders, writes the ConfigMap, reconfigures once per 
                   ->MergePatch(api::SlurmClusters(), kNamespace, "loop",
                                R"({"spec":{"extraConfig":"NodeName=evil CPUs=1\n"}})")
                   .status());
-    REQUIRE(Eventually([&] {
-              return absl::StartsWith(f.ClusterCondition("ConfigRendered"), "False/RenderFailed/");
-            }).has_value());
+    f.RequireCondition("ConfigRendered", "False/RenderFailed/");
     CHECK(absl::StrContains(f.ClusterCondition("ConfigRendered"), "NodeName"));
     CHECK(absl::StartsWith(f.ClusterCondition("Ready"), "False/RenderFailed"));
     CHECK(f.ConfigMapHash() == first_hash);
@@ -482,9 +483,7 @@ TEST_CASE("the auth Secrets are generated once and kept; a missing user Secret i
       CheckGeneratedSecret(*f.client, "loop-munge-key", "munge-key", "munge.key", 1024, uid);
   const GeneratedSecret jwt =
       CheckGeneratedSecret(*f.client, "loop-jwt-key", "jwt-key", "jwt_hs256.key", 64, uid);
-  REQUIRE(Eventually([&] {
-            return absl::StartsWith(f.ClusterCondition("Ready"), "True/ConfigApplied");
-          }).has_value());
+  f.RequireCondition("Ready", "True/ConfigApplied");
   const std::string output = f.controller->process.Output();
   CHECK(Count(output, "auth_secret_created") == 2);
   // Neither the keys nor a piece of them reach the log.
@@ -512,12 +511,7 @@ TEST_CASE("the auth Secrets are generated once and kept; a missing user Secret i
                 ->MergePatch(api::SlurmClusters(), kNamespace, "loop",
                              R"({"spec":{"auth":{"mungeKeySecret":"site-munge"}}})")
                 .status());
-  const bool reported =
-      Eventually([&] {
-        return absl::StartsWith(f.ClusterCondition("Ready"), "False/AuthSecretInvalid/");
-      }).has_value();
-  INFO(f.controller->process.Output());
-  REQUIRE(reported);
+  f.RequireCondition("Ready", "False/AuthSecretInvalid/");
   const std::string ready = f.ClusterCondition("Ready");
   CHECK(absl::StrContains(ready, R"(Secret "site-munge")"));
   CHECK(absl::StrContains(ready, "munge.key"));
