@@ -203,17 +203,20 @@ absl::Status ConfigStep::ReconfigureOnce(const ClusterContext& cluster, const st
                                          int64_t nodes) {
   const std::optional<ReconfigureLedger::Pending> pending = ledger_.PendingFor(cluster.key, hash);
   // slurmctld restarts on a reconfigure and reloads every node: a large cluster gets as
-  // long as the spacing of its reconfigures.
+  // long as the spacing of its reconfigures, and each send again waits longer.
   const absl::Duration load_timeout =
       std::max(options_.load_timeout, api::ReconfigureSpacing(nodes));
-  if (pending.has_value() && clock_->Now() - pending->returned_at < load_timeout) {
-    return absl::OkStatus();
-  }
   if (pending.has_value()) {
+    const absl::Duration waited = clock_->Now() - pending->returned_at;
+    if (waited < ReconfigureLedger::ResendWait(load_timeout, pending->sends)) {
+      return absl::OkStatus();
+    }
     Event(cluster, k8s::EventType::kWarning, "ConfigNotLoaded", "Reconfigure",
-          absl::StrCat("slurmctld did not load ", hash, " within ",
-                       absl::FormatDuration(load_timeout),
-                       " of the reconfigure; reconfiguring again: ", pending->mismatch));
+          absl::StrCat(
+              "slurmctld did not load ", hash, " within ", absl::FormatDuration(waited),
+              " of reconfigure ", pending->sends, "; reconfiguring again (the next after ",
+              absl::FormatDuration(ReconfigureLedger::ResendWait(load_timeout, pending->sends + 1)),
+              "): ", pending->mismatch));
   }
   absl::Status reconfigured =
       Reconfigure(absl::StrCat(cluster.key, ": config ", cluster.status.config_hash, " -> ", hash));

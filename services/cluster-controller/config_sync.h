@@ -6,7 +6,8 @@
 // ConfigMap), Reconfigure through the syncer. Unchanged input renders the same hash and
 // touches neither the ConfigMap nor Slurm. With verify_loaded (always where Tidepool runs
 // slurmctld), the hash counts as applied only once slurmctld lists the rendered nodes
-// (loaded_config.h); a reconfigure it did not take within load_timeout is sent again.
+// (loaded_config.h); a reconfigure it did not take within load_timeout is sent again,
+// each further time after twice the last wait (ReconfigureLedger::ResendWait).
 
 #include <cstdint>
 #include <string>
@@ -70,8 +71,8 @@ class ConfigStep : public ClusterStep {
   absl::StatusOr<k8s::ReconcileResult> ReconfigureWhenPropagated(
       const ClusterContext& cluster, std::optional<absl::Time> written_at,
       const v1::RenderResponse& rendered, ConfigOutcome& outcome);
-  // Reconfigures unless a reconfigure for this hash is younger than load_timeout (at least
-  // api::ReconfigureSpacing(nodes)).
+  // Reconfigures unless a reconfigure for this hash is younger than its resend wait (from
+  // load_timeout, at least api::ReconfigureSpacing(nodes)).
   absl::Status ReconfigureOnce(const ClusterContext& cluster, const std::string& hash,
                                int64_t nodes);
   // Applied when slurmctld lists the rendered nodes; otherwise a recheck soon.

@@ -7,6 +7,9 @@
 // api::ReconfigureSpacing from it even when the first loaded at once. Without that a
 // scale-out of thousands sent one every ~20 s (load check + propagation delay) to a
 // slurmctld of 6,500 nodes, whose spacing is 39 s, until it died in one.
+// A reconfigure that does not load is sent again after the load timeout, then after twice
+// that, and so on up to kMaxResendWait: each one restarts slurmctld, and a slurmctld that
+// never reads the rendered files (an external one) would otherwise restart every 30 s.
 
 #include <cstdint>
 #include <optional>
@@ -25,7 +28,15 @@ class ReconfigureLedger {
   struct Pending {
     absl::Time returned_at;
     std::string mismatch;  // the last load check's; empty before one
+    int sends = 1;         // reconfigures sent for this hash without a load between
   };
+
+  static constexpr absl::Duration kMaxResendWait = absl::Minutes(10);
+
+  // How long after the return of the `sends`-th reconfigure of a hash that has not loaded
+  // the next one is due: `load_timeout`, doubled per send after the first, at most
+  // kMaxResendWait (or `load_timeout` when that is longer).
+  static absl::Duration ResendWait(absl::Duration load_timeout, int sends);
 
   // How long a reconfigure for `hash` must still wait: zero when the cluster's last
   // reconfigure was for `hash` too (its load is being checked; resending is Pending's
@@ -36,7 +47,7 @@ class ReconfigureLedger {
   std::optional<Pending> PendingFor(const std::string& cluster, const std::string& hash) const;
 
   // A reconfigure for `hash` returned at `returned_at` (or timed out: it may have reached
-  // slurmctld and counts as sent).
+  // slurmctld and counts as sent). Another send of the pending hash counts one more send.
   void Sent(const std::string& cluster, const std::string& hash, absl::Time returned_at);
   // The cluster's pending reconfigure did not show as loaded, because of `mismatch`.
   void NotLoaded(const std::string& cluster, const std::string& mismatch);
@@ -49,6 +60,7 @@ class ReconfigureLedger {
     std::string hash;  // of the last reconfigure; empty once it loaded
     absl::Time returned_at;
     std::string mismatch;
+    int sends = 0;
   };
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, Entry> entries_ ABSL_GUARDED_BY(mu_);

@@ -60,5 +60,41 @@ TEST_CASE("A pending reconfigure carries its return time and the last failed loa
   }
 }
 
+TEST_CASE("A reconfigure sent again for the same config counts its sends until it loads") {
+  ReconfigureLedger ledger;
+  ledger.Sent("hpc/a", "h1", kT0);
+  CHECK(ledger.PendingFor("hpc/a", "h1")->sends == 1);
+  ledger.Sent("hpc/a", "h1", kT0 + absl::Seconds(30));
+  ledger.Sent("hpc/a", "h1", kT0 + absl::Seconds(90));
+  CHECK(ledger.PendingFor("hpc/a", "h1")->sends == 3);
+  CHECK(ledger.PendingFor("hpc/a", "h1")->returned_at == kT0 + absl::Seconds(90));
+
+  SECTION("another config starts again at one") {
+    ledger.Sent("hpc/a", "h2", kT0 + absl::Seconds(100));
+    CHECK(ledger.PendingFor("hpc/a", "h2")->sends == 1);
+  }
+  SECTION("a load ends the count") {
+    ledger.Loaded("hpc/a");
+    ledger.Sent("hpc/a", "h1", kT0 + absl::Seconds(100));
+    CHECK(ledger.PendingFor("hpc/a", "h1")->sends == 1);
+  }
+  SECTION("other clusters count their own") {
+    ledger.Sent("hpc/b", "h1", kT0);
+    CHECK(ledger.PendingFor("hpc/b", "h1")->sends == 1);
+  }
+}
+
+TEST_CASE("Each reconfigure of a config that did not load waits twice as long, up to a cap") {
+  const absl::Duration timeout = absl::Seconds(30);
+  CHECK(ReconfigureLedger::ResendWait(timeout, 1) == absl::Seconds(30));
+  CHECK(ReconfigureLedger::ResendWait(timeout, 2) == absl::Seconds(60));
+  CHECK(ReconfigureLedger::ResendWait(timeout, 3) == absl::Seconds(120));
+  CHECK(ReconfigureLedger::ResendWait(timeout, 5) == absl::Seconds(480));
+  CHECK(ReconfigureLedger::ResendWait(timeout, 6) == ReconfigureLedger::kMaxResendWait);
+  CHECK(ReconfigureLedger::ResendWait(timeout, 1'000'000) == ReconfigureLedger::kMaxResendWait);
+  // A load timeout longer than the cap is never shortened.
+  CHECK(ReconfigureLedger::ResendWait(absl::Minutes(15), 4) == absl::Minutes(15));
+}
+
 }  // namespace
 }  // namespace tidepool::cluster
