@@ -3,6 +3,7 @@
 // cluster-controller. The test creates the SlurmCluster, a NodeSet, Nodes and slurmd pods
 // itself (no nodeset-controller here) and watches what the loop writes and when it asks
 // Slurm to reconfigure.
+#include <algorithm>
 #include <catch2/catch_test_macros.hpp>
 #include <cstdlib>
 #include <functional>
@@ -14,6 +15,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "k8s/client.h"
@@ -26,6 +28,7 @@
 #include "support/eventually.h"
 #include "support/http_get.h"
 #include "support/kube_conditions.h"
+#include "support/kube_events.h"
 #include "support/kube_namespace.h"
 #include "support/ports.h"
 #include "support/testenv.h"
@@ -378,8 +381,16 @@ TEST_CASE("the config loop renders, writes the ConfigMap, reconfigures once per 
     CHECK(f.ClusterStatus("configHash") == first_hash);
     CHECK(f.Reconfigures() == 2);
     // Sent again once the load timeout (30 s) has passed without the nodes showing.
-    CHECK(Eventually([&] { return f.Reconfigures() == 3; }, absl::Seconds(45)).has_value());
+    REQUIRE(Eventually([&] { return f.Reconfigures() == 3; }, absl::Seconds(45)).has_value());
     CHECK(f.ClusterStatus("configHash") == first_hash);
+    // The next one waits twice as long (60 s), not another 30 s: each restarts slurmctld.
+    absl::SleepFor(absl::Seconds(40));
+    CHECK(f.Reconfigures() == 3);
+    const std::vector<std::string> notes = EventNotes(*f.client, kNamespace, "ConfigNotLoaded");
+    INFO(absl::StrJoin(notes, "\n"));
+    CHECK(std::any_of(notes.begin(), notes.end(), [](const std::string& note) {
+      return absl::StrContains(note, "of reconfigure 1; reconfiguring again (the next after 1m)");
+    }));
   }
 
   SECTION("a member whose Node is gone from the cache stops the render, it does not drop out") {

@@ -13,6 +13,7 @@
 #include "k8s/object_json.h"
 #include "support/eventually.h"
 #include "support/http_get.h"
+#include "support/kube_events.h"
 #include "support/kube_namespace.h"
 #include "support/ports.h"
 
@@ -169,16 +170,7 @@ std::string TestNamespace::ConditionReason(const std::string& node_set, const st
 }
 
 std::vector<std::string> TestNamespace::EventNotes(const std::string& reason) {
-  absl::StatusOr<k8s::ListResult> list = client_->ListAll(k8s::EventsV1(), name_);
-  REQUIRE(list.ok());
-  std::vector<std::string> notes;
-  for (const std::string& item : list->items) {
-    rapidjson::Document event = Parse(item);
-    if (k8s::StringMember(event, "reason") == reason) {
-      notes.push_back(k8s::StringMember(event, "note"));
-    }
-  }
-  return notes;
+  return tidepool::testing::EventNotes(*client_, name_, reason);
 }
 
 void TestNamespace::FinishDeletions(std::stop_token stop) {
