@@ -148,33 +148,81 @@ TEST_CASE("a SlurmCluster and a NodeSet applied become a Slurm cluster of pods t
     REQUIRE(in_sacct);
     CHECK(absl::StrContains(accounted, job + "|alice|COMPLETED|cpu-[01-02]"));
 
+    // sbatch in the controller pod, then until the job runs: its id.
+    const auto running_job = [&](const std::vector<std::string>& sbatch) {
+      const std::string job(absl::StripAsciiWhitespace(InController(env, ns, sbatch).value_or("")));
+      REQUIRE(!job.empty());
+      REQUIRE(PollUntil(
+          [&] {
+            return absl::StrContains(
+                InController(env, ns, {"scontrol", "show", "job", job}).value_or(""),
+                "JobState=RUNNING");
+          },
+          absl::Seconds(30), absl::Seconds(1)));
+      return job;
+    };
+    // Until the job is in a final state (in `state`), at most `timeout`.
+    const auto job_ended = [&](const std::string& job, absl::Duration timeout) {
+      return PollUntil(
+                 [&] {
+                   state = InController(env, ns, {"scontrol", "show", "job", job}).value_or("");
+                   return absl::StrContains(state, "JobState=COMPLETED") ||
+                          absl::StrContains(state, "JobState=FAILED") ||
+                          absl::StrContains(state, "JobState=NODE_FAIL") ||
+                          absl::StrContains(state, "JobState=CANCELLED");
+                 },
+                 timeout, absl::Seconds(2))
+          .has_value();
+    };
+
     // A job survives slurmctld's pod being replaced mid-run (its state is on the claim).
-    const std::string long_job(absl::StripAsciiWhitespace(
-        InController(env, ns,
-                     {"sbatch", "--parsable", "-N1", "-o", "/dev/null", "--wrap", "sleep 20"})
-            .value_or("")));
-    REQUIRE(!long_job.empty());
-    REQUIRE(PollUntil(
-        [&] {
-          return absl::StrContains(
-              InController(env, ns, {"scontrol", "show", "job", long_job}).value_or(""),
-              "JobState=RUNNING");
-        },
-        absl::Seconds(30), absl::Seconds(1)));
+    const std::string long_job =
+        running_job({"sbatch", "--parsable", "-N1", "-o", "/dev/null", "--wrap", "sleep 20"});
     MustKubectl(env, {"-n", ns, "delete", "pod", "research-controller-0", "--wait=true"});
-    const bool finished =
-        PollUntil(
-            [&] {
-              state = InController(env, ns, {"scontrol", "show", "job", long_job}).value_or("");
-              return absl::StrContains(state, "JobState=COMPLETED") ||
-                     absl::StrContains(state, "JobState=FAILED") ||
-                     absl::StrContains(state, "JobState=NODE_FAIL");
-            },
-            absl::Seconds(120), absl::Seconds(2))
-            .has_value();
+    const bool finished = job_ended(long_job, absl::Seconds(120));
     INFO(state);
     REQUIRE(finished);
     CHECK(absl::StrContains(state, "JobState=COMPLETED"));
+
+    // A job survives slurmd dying under it (a crash, the OOM killer): the pod's entrypoint
+    // starts slurmd again in place while the job's steps run, and slurmd reconnects to
+    // them. Were slurmd the container's first process, the container and the job would end.
+    const auto slurmd_of_cpu02 = [&] {
+      return std::string(
+          absl::StripAsciiWhitespace(TryKubectl(env, {"-n", ns, "exec", "cpu-02", "-c", "slurmd",
+                                                      "--", "pgrep", "-x", "slurmd"})
+                                         .value_or("")));
+    };
+    const auto restarts_of_cpu02 = [&] {
+      return MustKubectl(env, {"-n", ns, "get", "pod", "cpu-02", "-o",
+                               "jsonpath={.status.containerStatuses[?(@.name==\"slurmd\")]"
+                               ".restartCount}"});
+    };
+    const std::string restarts_before = restarts_of_cpu02();
+    const std::string crash_job = running_job(
+        {"sbatch", "--parsable", "-w", "cpu-02", "-N1", "-o", "/dev/null", "--wrap", "sleep 20"});
+    const std::string slurmd_before = slurmd_of_cpu02();
+    REQUIRE(!slurmd_before.empty());
+    MustKubectl(
+        env, {"-n", ns, "exec", "cpu-02", "-c", "slurmd", "--", "pkill", "-KILL", "-x", "slurmd"});
+    std::string slurmd_after;
+    const bool slurmd_back = PollUntil(
+                                 [&] {
+                                   slurmd_after = slurmd_of_cpu02();
+                                   return !slurmd_after.empty() && slurmd_after != slurmd_before;
+                                 },
+                                 absl::Seconds(20), absl::Seconds(1))
+                                 .has_value();
+    const std::string slurmd_log =
+        TryKubectl(env, {"-n", ns, "logs", "cpu-02", "-c", "slurmd", "--tail=20"}).value_or("");
+    INFO("slurmd " << slurmd_before << " -> " << slurmd_after << "; its log:\n" << slurmd_log);
+    CHECK(slurmd_back);
+    CHECK(absl::StrContains(slurmd_log, "job step processes run here; starting it again"));
+    const bool crash_job_ended = job_ended(crash_job, absl::Seconds(90));
+    INFO(state);
+    REQUIRE(crash_job_ended);
+    CHECK(absl::StrContains(state, "JobState=COMPLETED"));
+    CHECK(restarts_of_cpu02() == restarts_before);
 
     // A changed slurmConfig reaches the running slurmctld (through the ConfigMap, kubelet
     // and a reconfigure).
@@ -225,19 +273,8 @@ TEST_CASE("a SlurmCluster and a NodeSet applied become a Slurm cluster of pods t
     REQUIRE(PollUntil([&] { return absl::StartsWith(in_use(), "True/True/"); }, absl::Seconds(60),
                       absl::Seconds(1)));
     const std::string uid_before = in_use().substr(10);
-    const std::string held_job(
-        absl::StripAsciiWhitespace(InController(env, ns,
-                                                {"sbatch", "--parsable", "-w", "cpu-01", "-N1",
-                                                 "-o", "/dev/null", "--wrap", "sleep 25"})
-                                       .value_or("")));
-    REQUIRE(!held_job.empty());
-    REQUIRE(PollUntil(
-        [&] {
-          return absl::StrContains(
-              InController(env, ns, {"scontrol", "show", "job", held_job}).value_or(""),
-              "JobState=RUNNING");
-        },
-        absl::Seconds(30), absl::Seconds(1)));
+    const std::string held_job = running_job(
+        {"sbatch", "--parsable", "-w", "cpu-01", "-N1", "-o", "/dev/null", "--wrap", "sleep 25"});
     const std::vector<std::string> drain = {
         "drain", kube_node, "--pod-selector",
         "tidepool.dev/cluster=research,tidepool.dev/component=slurmd", "--delete-emptydir-data"};
