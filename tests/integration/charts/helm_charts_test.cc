@@ -491,6 +491,18 @@ grpc::StatusCode HealthAs(uint16_t port, const common::GrpcTls& caller, const st
   return grpc::health::v1::Health::NewStub(*channel)->Check(&context, {}, &response).error_code();
 }
 
+// slurm-syncer serving with its identity from the chart's `secrets` and nodeset-controller
+// calling it with its own, expecting the server to be `expected_server`: the call's code.
+grpc::StatusCode NodesetCallsSyncer(const std::vector<YAML::Node>& secrets, const std::string& base,
+                                    const std::string& expected_server) {
+  const common::GrpcTls syncer = Identity(secrets, "slurm-syncer", base);
+  const common::GrpcTls nodeset = Identity(secrets, "nodeset-controller", base);
+  const uint16_t port = FreeLoopbackPort().value();
+  auto server = common::GrpcServer::Start("127.0.0.1", port, {}, {.tls = syncer});
+  REQUIRE(server.ok());
+  return HealthAs(port, nodeset, expected_server);
+}
+
 TEST_CASE("the umbrella chart gives each service a gRPC identity of one CA, mounted 0440") {
   const std::string helm = Helm();
   const std::string charts = ChartsCopy();
@@ -519,14 +531,9 @@ TEST_CASE("the umbrella chart gives each service a gRPC identity of one CA, moun
   // The Secrets work with gRPC as the services use it: the syncer's serves, nodeset-controller's
   // calls, each checked against the CA.
   const std::string base = charts + "/grpc-tls";
-  const common::GrpcTls syncer = Identity(secrets, "slurm-syncer", base);
-  const common::GrpcTls nodeset = Identity(secrets, "nodeset-controller", base);
-  const uint16_t port = FreeLoopbackPort().value();
-  auto server = common::GrpcServer::Start("127.0.0.1", port, {}, {.tls = syncer});
-  REQUIRE(server.ok());
-  CHECK(HealthAs(port, nodeset, "slurm-syncer") == grpc::StatusCode::OK);
+  CHECK(NodesetCallsSyncer(secrets, base, "slurm-syncer") == grpc::StatusCode::OK);
   // The certificate names its service: a caller expecting the renderer refuses it.
-  CHECK(HealthAs(port, nodeset, "config-renderer") == grpc::StatusCode::UNAVAILABLE);
+  CHECK(NodesetCallsSyncer(secrets, base, "config-renderer") == grpc::StatusCode::UNAVAILABLE);
   std::error_code error;
   fs::remove_all(charts, error);
 }
@@ -609,13 +616,8 @@ TEST_CASE("an upgrade renews a service certificate near its end, under the same 
     }
   }
   // A renewed certificate and a kept one trust each other: same CA.
-  const std::string base = charts + "/grpc-renewal";
-  const common::GrpcTls syncer = Identity(upgraded, "slurm-syncer", base);
-  const common::GrpcTls nodeset = Identity(upgraded, "nodeset-controller", base);
-  const uint16_t port = FreeLoopbackPort().value();
-  auto server = common::GrpcServer::Start("127.0.0.1", port, {}, {.tls = syncer});
-  REQUIRE(server.ok());
-  CHECK(HealthAs(port, nodeset, "slurm-syncer") == grpc::StatusCode::OK);
+  CHECK(NodesetCallsSyncer(upgraded, charts + "/grpc-renewal", "slurm-syncer") ==
+        grpc::StatusCode::OK);
 
   // A renewal window as long as the certificate would renew on every upgrade: refused.
   const CommandResult wrong =
