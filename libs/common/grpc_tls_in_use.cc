@@ -95,15 +95,6 @@ absl::StatusOr<std::unique_ptr<GrpcTlsInUse>> GrpcTlsInUse::Create(const GrpcTls
     absl::MutexLock lock(&made_here_mutex);
     MadeHere().insert(in_use->dir_);
   }
-  std::error_code error;
-  for (const char* file : kFiles) {
-    std::filesystem::create_symlink(std::string("..data/") + file,
-                                    std::filesystem::path(in_use->dir_) / file, error);
-    if (error) {
-      return absl::InternalError(
-          absl::StrCat("cannot link ", file, " in ", in_use->dir_, ": ", error.message()));
-    }
-  }
   if (absl::Status published = in_use->Publish(tls); !published.ok()) return published;
   const auto seconds =
       static_cast<unsigned int>(std::max<int64_t>(1, absl::ToInt64Seconds(refresh)));
@@ -117,6 +108,21 @@ GrpcTlsInUse::~GrpcTlsInUse() {
   std::filesystem::remove_all(dir_, ignored);
   absl::MutexLock lock(&made_here_mutex);
   MadeHere().erase(dir_);
+}
+
+absl::Status GrpcTlsInUse::LinkFiles() const {
+  namespace fs = std::filesystem;
+  for (const char* file : kFiles) {
+    const fs::path link = fs::path(dir_) / file;
+    std::error_code error;
+    if (fs::is_symlink(fs::symlink_status(link, error))) continue;
+    fs::create_symlink(fs::path("..data") / file, link, error);
+    if (error) {
+      return absl::InternalError(
+          absl::StrCat("cannot link ", file, " in ", dir_, ": ", error.message()));
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::Status GrpcTlsInUse::Publish(const GrpcTls& tls) {
@@ -138,6 +144,10 @@ absl::Status GrpcTlsInUse::Publish(const GrpcTls& tls) {
       fs::remove_all(version_dir, error);
       return written;
     }
+  }
+  if (absl::Status linked = LinkFiles(); !linked.ok()) {
+    fs::remove_all(version_dir, error);
+    return linked;
   }
   // All three at once: gRPC reads the files through ..data, swapped by one rename.
   const fs::path next = fs::path(dir_) / "..data_next";

@@ -44,6 +44,9 @@ class GrpcTlsInUse {
 
  private:
   explicit GrpcTlsInUse(std::string dir) : dir_(std::move(dir)) {}
+  // The three files gRPC reads, each a link through ..data; made where missing (at the
+  // first Publish, or again after the directory was emptied under the process).
+  absl::Status LinkFiles() const;
 
   const std::string dir_;
   int version_ = 0;           // of the last version written

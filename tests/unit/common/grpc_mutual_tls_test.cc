@@ -7,6 +7,8 @@
 #include <catch2/catch_test_macros.hpp>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -443,14 +445,23 @@ bool Serves(prometheus::Registry& registry, const std::string& line) {
 }
 
 // A TLS watch on a mounted Secret holding the first CA's config-renderer, looking only when
-// the test calls Check.
+// the test calls Check; with `private_copy`, renewals go to a GrpcTlsInUse under the test's
+// directory.
 struct WatchedSecret {
-  explicit WatchedSecret(const std::string& name) : cas(name), secret(cas.base / "secret") {
+  explicit WatchedSecret(const std::string& name, bool private_copy = false)
+      : cas(name), secret(cas.base / "secret") {
     secret.Publish(cas.first + "/config-renderer");
     absl::StatusOr<GrpcTls> loaded = LoadGrpcTlsDir(secret.path(), absl::Hours(1));
     REQUIRE(loaded.ok());
     tls = *loaded;
-    watch.emplace("config-renderer", tls, registry);
+    if (private_copy) {
+      std::filesystem::create_directories(cas.base / "shm");
+      absl::StatusOr<std::unique_ptr<GrpcTlsInUse>> created =
+          GrpcTlsInUse::Create(tls, (cas.base / "shm").string());
+      REQUIRE(created.ok());
+      in_use = *std::move(created);
+    }
+    watch.emplace("config-renderer", tls, registry, in_use.get());
   }
   std::string Reloads(const std::string& result) {
     return "tidepool_config_renderer_grpc_tls_reloads_total{result=\"" + result + "\"} ";
@@ -459,6 +470,7 @@ struct WatchedSecret {
   MountedSecret secret;
   GrpcTls tls;
   prometheus::Registry registry;
+  std::unique_ptr<GrpcTlsInUse> in_use;
   std::optional<GrpcTlsWatch> watch;
 };
 
@@ -522,6 +534,32 @@ TEST_CASE("The TLS watch counts each renewal once when looks overlap") {
   stop = true;
   looker.join();
   CHECK(Serves(w.registry, w.Reloads("renewed") + std::to_string(kRenewals)));
+}
+
+TEST_CASE("A renewal the private copy cannot take is not counted and is tried again") {
+  WatchedSecret w("grpc_tls_not_taken_up", /*private_copy=*/true);
+  const std::string copy = w.in_use->dir();
+  const auto in_copy = [&] {
+    std::ifstream in(copy + "/tls.crt");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  REQUIRE(in_copy() == w.tls.cert_pem);
+  // The copy's directory gone (/dev/shm cleared under the process): nothing can be written.
+  std::filesystem::remove_all(copy);
+  w.secret.Publish(w.cas.second + "/config-renderer");
+  w.watch->Check();
+  CHECK(Serves(w.registry, w.Reloads("renewed") + "0"));
+  CHECK(Serves(w.registry, w.Reloads("unusable") + "0"));
+
+  // Writable again: the next look takes the renewal up, counted once.
+  std::filesystem::create_directory(copy);
+  w.watch->Check();
+  w.watch->Check();
+  CHECK(Serves(w.registry, w.Reloads("renewed") + "1"));
+  absl::StatusOr<GrpcTls> second = LoadGrpcTlsDir(w.cas.second + "/config-renderer");
+  REQUIRE(second.ok());
+  CHECK(in_copy() == second->cert_pem);
+  std::filesystem::remove_all(w.cas.base);
 }
 
 TEST_CASE("Without TLS every caller reaches every method and has no identity") {
