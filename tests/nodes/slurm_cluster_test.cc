@@ -223,6 +223,31 @@ TEST_CASE("a SlurmCluster and a NodeSet applied become a Slurm cluster of pods t
     REQUIRE(crash_job_ended);
     CHECK(absl::StrContains(state, "JobState=COMPLETED"));
     CHECK(restarts_of_cpu02() == restarts_before);
+    // With no job step left, a slurmd that dies ends the container, and kubelet restarts it
+    // as it would any other (nothing in the pod to keep).
+    const auto steps_on_cpu02 = [&] {
+      return TryKubectl(env, {"-n", ns, "exec", "cpu-02", "-c", "slurmd", "--", "sh", "-c",
+                              "pgrep -x slurmstepd || true"})
+          .value_or("?");
+    };
+    REQUIRE(
+        PollUntil([&] { return steps_on_cpu02().empty(); }, absl::Seconds(30), absl::Seconds(1)));
+    // The exec may end with its container: the restart count tells what happened.
+    (void)TryKubectl(
+        env, {"-n", ns, "exec", "cpu-02", "-c", "slurmd", "--", "pkill", "-KILL", "-x", "slurmd"});
+    const bool restarted =
+        PollUntil(
+            [&] { return restarts_of_cpu02() != restarts_before && !slurmd_of_cpu02().empty(); },
+            absl::Seconds(60), absl::Seconds(1))
+            .has_value();
+    const std::string previous_log =
+        TryKubectl(env, {"-n", ns, "logs", "cpu-02", "-c", "slurmd", "--previous", "--tail=5"})
+            .value_or("");
+    INFO("restarts " << restarts_before << " -> " << restarts_of_cpu02()
+                     << "; the last container's log:\n"
+                     << previous_log);
+    CHECK(restarted);
+    CHECK(absl::StrContains(previous_log, "no job step runs here; exiting"));
 
     // A changed slurmConfig reaches the running slurmctld (through the ConfigMap, kubelet
     // and a reconfigure).
