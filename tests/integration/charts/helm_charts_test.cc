@@ -13,6 +13,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "common/grpc_channel.h"
 #include "common/grpc_server.h"
 #include "common/grpc_tls.h"
@@ -547,10 +549,21 @@ YAML::Node SecretNamed(const std::vector<YAML::Node>& secrets, const std::string
   return {};
 }
 
-std::string RenewAfter(const YAML::Node& secret) {
-  const YAML::Node value = secret["metadata"]["annotations"]["tidepool.dev/grpc-renew-after"];
+std::string Annotation(const YAML::Node& secret, const std::string& key) {
+  const YAML::Node value = secret["metadata"]["annotations"][key];
   return value ? value.as<std::string>() : "";
 }
+
+std::string RenewAfter(const YAML::Node& secret) {
+  return Annotation(secret, "tidepool.dev/grpc-renew-after");
+}
+
+// `time` as the chart writes it; such strings order as the times do.
+std::string ChartTime(absl::Time time) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", time, absl::UTCTimeZone());
+}
+
+std::string InDays(int days) { return ChartTime(absl::Now() + absl::Hours(24 * days)); }
 
 TEST_CASE("an upgrade renews a service certificate near its end, under the same CA") {
   auto env = Kubernetes();
@@ -583,20 +596,33 @@ TEST_CASE("an upgrade renews a service certificate near its end, under the same 
   annotate("slurm-syncer", "=2020-01-01T00:00:00Z");
   annotate("pod-scheduler", "-");
   annotate("config-renderer", "=soon");
+  // The CA made lasts ten years; say it ends in 100 days, so no new certificate may last 825.
+  const std::string ca_end_installed =
+      Annotation(SecretNamed(installed, "tidepool-grpc-ca"), "tidepool.dev/grpc-ca-not-after");
+  CHECK(ca_end_installed > InDays(3649));
+  CHECK(ca_end_installed < InDays(3651));
+  const auto annotate_ca = [&](const std::string& value) {
+    Must(Concat(kubectl, {"annotate", "-n", ns, "--overwrite", "secret", "tidepool-grpc-ca",
+                          "tidepool.dev/grpc-ca-not-after=" + value}));
+  };
+  const absl::Time ca_end_time = absl::Now() + absl::Hours(24 * 100);
+  const std::string ca_end = ChartTime(ca_end_time);
+  annotate_ca(ca_end);
 
   // An upgrade as helm renders it, reading the live Secrets.
-  const std::vector<YAML::Node> upgraded =
-      OfKind(Must(Concat({helm, "template", "t", umbrella, "--dry-run=server", "--kubeconfig",
-                          env->kubeconfig},
-                         values))
-                 .output,
-             "Secret");
+  const std::vector<std::string> upgrade =
+      Concat({helm, "template", "t", umbrella, "--dry-run=server", "--kubeconfig", env->kubeconfig},
+             values);
+  const std::vector<YAML::Node> upgraded = OfKind(Must(upgrade).output, "Secret");
   REQUIRE(upgraded.size() == 6);
   const auto data = [](const YAML::Node& secret, const char* key) {
     return secret["data"][key].as<std::string>();
   };
   const YAML::Node ca_before = SecretNamed(installed, "tidepool-grpc-ca");
-  CHECK(data(SecretNamed(upgraded, "tidepool-grpc-ca"), "tls.crt") == data(ca_before, "tls.crt"));
+  const YAML::Node ca_after = SecretNamed(upgraded, "tidepool-grpc-ca");
+  CHECK(data(ca_after, "tls.crt") == data(ca_before, "tls.crt"));
+  CHECK(data(ca_after, "tls.key") == data(ca_before, "tls.key"));
+  CHECK(Annotation(ca_after, "tidepool.dev/grpc-ca-not-after") == ca_end);
   for (const char* service : kServices) {
     const std::string name = absl::StrCat("tidepool-grpc-", service);
     INFO(name);
@@ -609,9 +635,12 @@ TEST_CASE("an upgrade renews a service certificate near its end, under the same 
     if (due) {
       CHECK(data(after, "tls.crt") != data(before, "tls.crt"));
       CHECK(data(after, "tls.key") != data(before, "tls.key"));
-      CHECK(RenewAfter(after) > "2028-");  // 795 days from now
+      // Made to the CA's end (its whole days left), renewed 30 days before it.
+      CHECK(RenewAfter(after) > InDays(68));
+      CHECK(RenewAfter(after) <= ChartTime(ca_end_time - absl::Hours(24 * 30)));
     } else {
       CHECK(data(after, "tls.crt") == data(before, "tls.crt"));
+      CHECK(data(after, "tls.key") == data(before, "tls.key"));
       CHECK(RenewAfter(after) == RenewAfter(before));
     }
   }
@@ -619,12 +648,40 @@ TEST_CASE("an upgrade renews a service certificate near its end, under the same 
   CHECK(NodesetCallsSyncer(upgraded, charts + "/grpc-renewal", "slurm-syncer") ==
         grpc::StatusCode::OK);
 
+  // Within renewBeforeDays of the CA's end, or with its end unreadable, the upgrade stops
+  // and says what to do.
+  const auto upgrade_refused = [&](const std::string& message) {
+    auto result = RunCommand(upgrade, absl::Minutes(1));
+    REQUIRE(result.ok());
+    CAPTURE(result->output);
+    CHECK(result->exit_code != 0);
+    CHECK(absl::StrContains(result->output, message));
+  };
+  annotate_ca(InDays(20));
+  upgrade_refused("within renewBeforeDays (30): delete Secret tidepool-grpc-ca in namespace " + ns +
+                  " and upgrade again");
+  annotate_ca("soon");
+  upgrade_refused("annotation tidepool.dev/grpc-ca-not-after \"soon\" is not a time");
+
   // A renewal window as long as the certificate would renew on every upgrade: refused.
-  const CommandResult wrong =
-      Template(helm, umbrella, Concat(values, {"--set", "grpcTls.renewBeforeDays=825"}));
-  CAPTURE(wrong.output);
-  CHECK(wrong.exit_code != 0);
-  CHECK(absl::StrContains(wrong.output, "grpcTls.renewBeforeDays (825) must be below"));
+  const auto refused = [&](const std::vector<std::string>& set, const std::string& message) {
+    const CommandResult wrong = Template(helm, umbrella, Concat(values, set));
+    CAPTURE(wrong.output);
+    CHECK(wrong.exit_code != 0);
+    CHECK(absl::StrContains(wrong.output, message));
+  };
+  refused({"--set", "grpcTls.renewBeforeDays=825"}, "grpcTls.renewBeforeDays (825) must be below");
+  refused({"--set", "grpcTls.validityDays=30", "--set", "grpcTls.renewBeforeDays=30"},
+          "grpcTls.renewBeforeDays (30) must be below grpcTls.validityDays (30)");
+  // Unset, the window is a third of a short validity: 30-day certificates install.
+  const CommandResult short_lived =
+      Template(helm, umbrella, Concat(values, {"--set", "grpcTls.validityDays=30"}));
+  CAPTURE(short_lived.output);
+  REQUIRE(short_lived.exit_code == 0);
+  const YAML::Node short_secret =
+      SecretNamed(OfKind(short_lived.output, "Secret"), "tidepool-grpc-slurm-syncer");
+  CHECK(RenewAfter(short_secret) > InDays(19));
+  CHECK(RenewAfter(short_secret) < InDays(21));
   (void)RunCommand(Concat(kubectl, {"delete", "namespace", ns, "--wait=false"}), absl::Minutes(1));
   std::error_code error;
   fs::remove_all(charts, error);
