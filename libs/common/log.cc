@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "common/one_of.h"
 
 namespace tidepool::common {
 namespace {
@@ -76,12 +77,12 @@ void AppendPair(std::string& out, absl::string_view key, absl::string_view value
 
 absl::StatusOr<LogLevel> ParseLogLevel(absl::string_view text) {
   const std::string lower = absl::AsciiStrToLower(std::string(text));
-  if (lower == "debug") return LogLevel::kDebug;
-  if (lower == "info") return LogLevel::kInfo;
-  if (lower == "warn" || lower == "warning") return LogLevel::kWarn;
-  if (lower == "error") return LogLevel::kError;
-  return absl::InvalidArgumentError(
-      absl::StrCat("log level \"", text, "\" is not one of debug, info, warn, error"));
+  if (lower == "warning") return LogLevel::kWarn;
+  return ParseOneOf<LogLevel>("log level ", lower,
+                              {{"debug", LogLevel::kDebug},
+                               {"info", LogLevel::kInfo},
+                               {"warn", LogLevel::kWarn},
+                               {"error", LogLevel::kError}});
 }
 
 absl::string_view LogLevelName(LogLevel level) {

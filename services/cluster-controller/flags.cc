@@ -1,12 +1,11 @@
 #include "flags.h"
 
-#include <initializer_list>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
+#include "common/one_of.h"
 
 ABSL_FLAG(std::string, renderer_address, "127.0.0.1:50061", "config-renderer gRPC host:port");
 ABSL_FLAG(std::string, syncer_address, "127.0.0.1:50062", "slurm-syncer gRPC host:port");
@@ -44,17 +43,6 @@ absl::Status CheckAddress(absl::string_view flag, const std::string& address) {
   return absl::OkStatus();
 }
 
-absl::Status CheckOneOf(absl::string_view flag, const std::string& value,
-                        std::initializer_list<absl::string_view> allowed) {
-  for (absl::string_view choice : allowed) {
-    if (value == choice) return absl::OkStatus();
-  }
-  std::vector<std::string> quoted;
-  for (absl::string_view choice : allowed) quoted.push_back(absl::StrCat("\"", choice, "\""));
-  return absl::InvalidArgumentError(
-      absl::StrCat("--", flag, "=\"", value, "\" is not one of ", absl::StrJoin(quoted, ", ")));
-}
-
 }  // namespace
 
 absl::StatusOr<ControllerSettings> BuildControllerSettings(const RawControllerFlags& raw) {
@@ -76,12 +64,13 @@ absl::StatusOr<ControllerSettings> BuildControllerSettings(const RawControllerFl
           absl::StrCat("--controller_hosts: \"", host, "\" is not a host name"));
     }
   }
-  if (absl::Status s = CheckOneOf("control_plane", raw.control_plane, {"pods", "external"});
+  if (absl::Status s =
+          common::CheckOneOf("--control_plane=", raw.control_plane, {"pods", "external"});
       !s.ok()) {
     return s;
   }
-  if (absl::Status s =
-          CheckOneOf("verify_config_loaded", raw.verify_config_loaded, {"auto", "true", "false"});
+  if (absl::Status s = common::CheckOneOf("--verify_config_loaded=", raw.verify_config_loaded,
+                                          {"auto", "true", "false"});
       !s.ok()) {
     return s;
   }

@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/one_of.h"
 #include "slurm/conf/time_limit.h"
 #include "slurm/conf/user_settings.h"
 #include "tidepool/gres.h"
@@ -67,10 +68,9 @@ absl::Status ValidateClusterSpec(absl::string_view object, const SlurmClusterSpe
     return Field(object, "spec.controller.replicas",
                  absl::StrCat(spec.controller().replicas(), " is not 1 or 2"));
   }
-  const std::string& auto_detect = spec.gres().auto_detect();
-  if (!auto_detect.empty() && auto_detect != "nvidia" && auto_detect != "nvml") {
-    return Field(object, "spec.gres.autoDetect",
-                 absl::StrCat("\"", auto_detect, "\" is not one of \"\", nvidia, nvml"));
+  if (absl::Status s = common::CheckOneOf("", spec.gres().auto_detect(), {"", "nvidia", "nvml"});
+      !s.ok()) {
+    return Field(object, "spec.gres.autoDetect", s.message());
   }
   absl::StatusOr<std::string> topology = TopologyPluginName(spec.topology());
   if (!topology.ok())

@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/one_of.h"
 #include "node_attributes.h"
 #include "slurm/hostlist/hostlist.h"
 
@@ -203,11 +204,10 @@ std::vector<std::string> DefaultTreeLabels() {
 std::string DefaultBlockLabel() { return "ds.coreweave.com/nvlink.domain"; }
 
 absl::StatusOr<std::string> TopologyPluginName(const tidepool::v1::TopologySpec& spec) {
-  if (spec.plugin().empty() || spec.plugin() == "none") return std::string();
-  if (spec.plugin() == "tree") return std::string("topology/tree");
-  if (spec.plugin() == "block") return std::string("topology/block");
-  return absl::InvalidArgumentError(absl::StrCat("spec.topology.plugin: \"", spec.plugin(),
-                                                 "\" is not one of none, tree, block"));
+  if (spec.plugin().empty()) return std::string();
+  return common::ParseOneOf<std::string>(
+      "spec.topology.plugin: ", spec.plugin(),
+      {{"none", ""}, {"tree", "topology/tree"}, {"block", "topology/block"}});
 }
 
 struct TopologyCollector::Collected {

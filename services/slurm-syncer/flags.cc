@@ -6,6 +6,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/one_of.h"
 #include "slurm/rest/auth.h"
 #include "tidepool/contract.h"
 
@@ -115,11 +116,10 @@ absl::StatusOr<std::shared_ptr<slurm::rest::Authenticator>> BuildAuthenticator(
 }
 
 absl::StatusOr<RestAddressFrom> ParseRestAddressFrom(absl::string_view text) {
-  if (text == "dns") return RestAddressFrom::kDns;
-  if (text == "service") return RestAddressFrom::kService;
-  if (text == "url") return RestAddressFrom::kUrl;
-  return absl::InvalidArgumentError(
-      absl::StrCat("--slurm_rest_address_from=\"", text, "\" is not one of dns, service, url"));
+  return common::ParseOneOf<RestAddressFrom>("--slurm_rest_address_from=", text,
+                                             {{"dns", RestAddressFrom::kDns},
+                                              {"service", RestAddressFrom::kService},
+                                              {"url", RestAddressFrom::kUrl}});
 }
 
 // --slurm_cluster replaces the other ways to name credentials; a second one set with it
