@@ -231,4 +231,8 @@ std::optional<std::string> NodeAnnotationPatch(const NodeObservation& node, cons
   return AnnotationPatch(want);
 }
 
+bool ShownInKubernetes(ConditionWrite pod, std::optional<ConditionWrite> node) {
+  return pod != ConditionWrite::kGone || (node.has_value() && *node != ConditionWrite::kGone);
+}
+
 }  // namespace tidepool::syncer

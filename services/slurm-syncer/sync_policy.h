@@ -58,4 +58,14 @@ std::optional<std::string> NodeConditionsApply(const NodeObservation& node,
 std::optional<std::string> NodeAnnotationPatch(const NodeObservation& node,
                                                const slurm::rest::Node& slurm);
 
+// How a condition write for one object ended.
+enum class ConditionWrite {
+  kNotNeeded,  // the object already said it
+  kWritten,
+  kGone,  // the object was deleted meanwhile (NotFound)
+};
+// Whether Slurm's state now shows on the pod or its Node after their condition writes
+// (`node` nullopt: the pod's Node is not known): what the outside-drain latency times.
+bool ShownInKubernetes(ConditionWrite pod, std::optional<ConditionWrite> node);
+
 }  // namespace tidepool::syncer

@@ -487,21 +487,31 @@ absl::Status TwoWaySync::SyncSlurmToKubernetes(const PodObservation& pod,
   const k8s::WriteOptions write{.field_manager = options_.field_manager};
   // The conditions first: the readiness gate and the Node's drain conditions are what
   // eviction and people act on; the annotations only describe.
+  ConditionWrite pod_write = ConditionWrite::kNotNeeded;
   if (std::optional<std::string> body = PodConditionApply(pod, slurm, now); body.has_value()) {
     absl::StatusOr<std::string> r =
         client_.Apply(k8s::Pods(), pod.ns, pod.name, *body, apply, "status");
     if (!r.ok() && !absl::IsNotFound(r.status())) return r.status();
+    pod_write = r.ok() ? ConditionWrite::kWritten : ConditionWrite::kGone;
     LogEvictability(pod, slurm);
   }
+  std::optional<ConditionWrite> node_write;
   if (node != nullptr) {
+    node_write = ConditionWrite::kNotNeeded;
     if (std::optional<std::string> body = NodeConditionsApply(*node, slurm, now);
         body.has_value()) {
       absl::StatusOr<std::string> r =
           client_.Apply(k8s::Nodes(), "", node->name, *body, apply, "status");
       if (!r.ok() && !absl::IsNotFound(r.status())) return r.status();
+      node_write = r.ok() ? ConditionWrite::kWritten : ConditionWrite::kGone;
     }
   }
-  ObserveOutsideDrainWritten(pod.slurm_node);
+  // A drain that reached neither object (both deleted meanwhile) is not timed as shown.
+  if (ShownInKubernetes(pod_write, node_write)) {
+    ObserveOutsideDrainWritten(pod.slurm_node);
+  } else {
+    ForgetOutsideDrain(pod.slurm_node);
+  }
   if (std::optional<std::string> patch = PodAnnotationPatch(pod, slurm); patch.has_value()) {
     absl::StatusOr<std::string> r =
         client_.MergePatch(k8s::Pods(), pod.ns, pod.name, *patch, write);

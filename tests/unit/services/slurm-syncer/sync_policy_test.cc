@@ -224,5 +224,16 @@ TEST_CASE("pods and Nodes are read from their JSON") {
   CHECK_FALSE(bare->ready);
 }
 
+TEST_CASE("Slurm's state shows in Kubernetes unless every object written to was gone") {
+  using enum ConditionWrite;
+  CHECK(ShownInKubernetes(kWritten, std::nullopt));
+  CHECK(ShownInKubernetes(kNotNeeded, std::nullopt));
+  CHECK_FALSE(ShownInKubernetes(kGone, std::nullopt));
+  CHECK(ShownInKubernetes(kGone, kWritten));
+  CHECK(ShownInKubernetes(kGone, kNotNeeded));
+  CHECK(ShownInKubernetes(kWritten, kGone));
+  CHECK_FALSE(ShownInKubernetes(kGone, kGone));
+}
+
 }  // namespace
 }  // namespace tidepool::syncer
