@@ -88,7 +88,8 @@ std::vector<std::unique_ptr<ClusterStep>> Steps(
                                                      .propagation_delay = options.propagation_delay,
                                                      .rpc_timeout = options.rpc_timeout,
                                                      .field_manager = options.field_manager,
-                                                     .verify_loaded = options.verify_loaded},
+                                                     .verify_loaded = options.verify_loaded,
+                                                     .load_timeout = options.load_timeout},
                                    reconfigures));
   return steps;
 }

@@ -49,6 +49,8 @@ struct ConfigLoopOptions {
   // sent again). Always with a control plane of pods; with an external one only where
   // that slurmctld is known to read the rendered files (--verify_config_loaded).
   bool verify_loaded = true;
+  // How long slurmctld may take to load a reconfigure before it is sent again.
+  absl::Duration load_timeout = absl::Seconds(30);
   absl::Duration rpc_timeout = absl::Seconds(20);
   std::string watch_namespace;  // "" = all
   int workers = 2;

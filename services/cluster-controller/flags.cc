@@ -12,6 +12,9 @@ ABSL_FLAG(std::string, syncer_address, "127.0.0.1:50062", "slurm-syncer gRPC hos
 ABSL_FLAG(absl::Duration, config_propagation_delay, absl::Seconds(5),
           "Wait after writing a ConfigMap before telling Slurm to reconfigure, for kubelet "
           "to update the controller's mounted files (0s-10m)");
+ABSL_FLAG(absl::Duration, config_load_timeout, absl::Seconds(30),
+          "how long slurmctld may take to load a reconfigure (with the load check) before it "
+          "is sent again; each further send waits twice as long, up to 10m");
 ABSL_FLAG(std::string, watch_namespace, "", "Only SlurmClusters in this namespace; empty: all");
 ABSL_FLAG(std::vector<std::string>, controller_hosts, {},
           "SlurmctldHost entries for rendered configs; empty: <cluster>-controller-N");
@@ -56,6 +59,11 @@ absl::StatusOr<ControllerSettings> BuildControllerSettings(const RawControllerFl
         absl::StrCat("--config_propagation_delay=", absl::FormatDuration(raw.propagation_delay),
                      " is out of range; use 0s to 10m"));
   }
+  if (raw.load_timeout < absl::Seconds(5) || raw.load_timeout > absl::Hours(1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--config_load_timeout=", absl::FormatDuration(raw.load_timeout),
+                     " is out of range; use 5s to 1h"));
+  }
   if (absl::Status s = k8s::ValidateClientFlags(raw.client); !s.ok()) return s;
   if (absl::Status s = k8s::ValidateLeaderElectionFlags(raw.leader_election); !s.ok()) return s;
   for (const std::string& host : raw.controller_hosts) {
@@ -90,6 +98,7 @@ absl::StatusOr<ControllerSettings> BuildControllerSettings(const RawControllerFl
                                     : raw.verify_config_loaded == "true";
   settings.loop.cluster_domain = raw.cluster_domain;
   settings.loop.propagation_delay = raw.propagation_delay;
+  settings.loop.load_timeout = raw.load_timeout;
   settings.loop.watch_namespace = raw.watch_namespace;
   settings.loop.leadership = {.enabled = raw.leader_election.enabled,
                               .lease_namespace = raw.leader_election.lease_namespace,
@@ -109,6 +118,7 @@ RawControllerFlags ReadControllerFlags() {
           .renderer_address = absl::GetFlag(FLAGS_renderer_address),
           .syncer_address = absl::GetFlag(FLAGS_syncer_address),
           .propagation_delay = absl::GetFlag(FLAGS_config_propagation_delay),
+          .load_timeout = absl::GetFlag(FLAGS_config_load_timeout),
           .watch_namespace = absl::GetFlag(FLAGS_watch_namespace),
           .leader_election = k8s::ReadLeaderElectionFlags(),
           .controller_hosts = absl::GetFlag(FLAGS_controller_hosts),

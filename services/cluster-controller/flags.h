@@ -16,6 +16,7 @@
 ABSL_DECLARE_FLAG(std::string, renderer_address);
 ABSL_DECLARE_FLAG(std::string, syncer_address);
 ABSL_DECLARE_FLAG(absl::Duration, config_propagation_delay);
+ABSL_DECLARE_FLAG(absl::Duration, config_load_timeout);
 ABSL_DECLARE_FLAG(std::string, watch_namespace);
 ABSL_DECLARE_FLAG(std::vector<std::string>, controller_hosts);
 ABSL_DECLARE_FLAG(std::string, gpu_device_prefix);
@@ -31,6 +32,7 @@ struct RawControllerFlags {
   std::string renderer_address;
   std::string syncer_address;
   absl::Duration propagation_delay;
+  absl::Duration load_timeout = absl::Seconds(30);
   std::string watch_namespace;
   k8s::LeaderElectionFlags leader_election;
   std::vector<std::string> controller_hosts;

@@ -54,7 +54,8 @@ absl::Status SetUpClusterController(common::ServiceContext& context) {
   common::LogInfo("config_loop_configured",
                   {{"renderer", settings->renderer_address},
                    {"syncer", settings->syncer_address},
-                   {"propagation_delay", settings->loop.propagation_delay}});
+                   {"propagation_delay", settings->loop.propagation_delay},
+                   {"load_timeout", settings->loop.load_timeout}});
   if (absl::Status started = loop->Start(); !started.ok()) return started;
   context.OnShutdown([controller] { controller->loop->Stop(); });
   return absl::OkStatus();

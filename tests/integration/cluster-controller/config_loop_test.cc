@@ -232,7 +232,8 @@ struct Fixture {
          absl::StrCat("--renderer_address=127.0.0.1:", renderer->grpc_port),
          absl::StrCat("--syncer_address=127.0.0.1:", syncer->grpc_port),
          absl::StrCat("--config_propagation_delay=", absl::FormatDuration(propagation_delay)),
-         absl::StrCat("--watch_namespace=", kNamespace),
+         // Shorter than the default 30 s, so the re-send backoff shows in seconds.
+         "--config_load_timeout=8s", absl::StrCat("--watch_namespace=", kNamespace),
          absl::StrCat("--leader_election_namespace=", kNamespace), "--log_level=debug",
          // Slurm runs on the host here (tools/testenv/slurm), not as pods.
          "--control_plane=external"});
@@ -380,16 +381,16 @@ TEST_CASE("the config loop renders, writes the ConfigMap, reconfigures once per 
     CHECK(absl::StrContains(f.ClusterCondition("Ready"), "slurmctld does not list cpu-0"));
     CHECK(f.ClusterStatus("configHash") == first_hash);
     CHECK(f.Reconfigures() == 2);
-    // Sent again once the load timeout (30 s) has passed without the nodes showing.
-    REQUIRE(Eventually([&] { return f.Reconfigures() == 3; }, absl::Seconds(45)).has_value());
+    // Sent again once the load timeout (8 s here) has passed without the nodes showing.
+    REQUIRE(Eventually([&] { return f.Reconfigures() == 3; }, absl::Seconds(25)).has_value());
     CHECK(f.ClusterStatus("configHash") == first_hash);
-    // The next one waits twice as long (60 s), not another 30 s: each restarts slurmctld.
-    absl::SleepFor(absl::Seconds(40));
+    // The next one waits twice as long (16 s), not another 8 s: each restarts slurmctld.
+    absl::SleepFor(absl::Seconds(12));
     CHECK(f.Reconfigures() == 3);
     const std::vector<std::string> notes = EventNotes(*f.client, kNamespace, "ConfigNotLoaded");
     INFO(absl::StrJoin(notes, "\n"));
     CHECK(std::any_of(notes.begin(), notes.end(), [](const std::string& note) {
-      return absl::StrContains(note, "of reconfigure 1; reconfiguring again (the next after 1m)");
+      return absl::StrContains(note, "of reconfigure 1; reconfiguring again (the next after 16s)");
     }));
   }
 

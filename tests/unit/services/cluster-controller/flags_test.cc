@@ -22,6 +22,7 @@ TEST_CASE("flags build the loop's options and render environment") {
   REQUIRE(settings.ok());
   CHECK(settings->client == k8s::ClientFlags{});
   CHECK(settings->loop.propagation_delay == absl::Seconds(5));
+  CHECK(settings->loop.load_timeout == absl::Seconds(30));
   CHECK(settings->loop.leadership.enabled);
   CHECK(settings->loop.leadership.lease_namespace == "tidepool-system");
   CHECK(settings->loop.leadership.lease_name == "cluster-controller");
@@ -55,6 +56,8 @@ TEST_CASE("bad flag values are refused naming the flag") {
       {[](RawControllerFlags& r) { r.syncer_address = ":50062"; }, "--syncer_address"},
       {[](RawControllerFlags& r) { r.propagation_delay = absl::Hours(1); },
        "--config_propagation_delay"},
+      {[](RawControllerFlags& r) { r.load_timeout = absl::Seconds(1); }, "--config_load_timeout"},
+      {[](RawControllerFlags& r) { r.load_timeout = absl::Hours(2); }, "--config_load_timeout"},
       {[](RawControllerFlags& r) { r.client.qps = 0; }, "--kube_api_qps"},
       {[](RawControllerFlags& r) { r.client.burst = 0; }, "--kube_api_burst"},
       {[](RawControllerFlags& r) { r.leader_election.lease_namespace.clear(); },
