@@ -18,25 +18,39 @@ std::optional<std::string> PodKeyOf(const tidepool::v1::SlurmJob& job) {
 
 }  // namespace
 
-void JobTable::PutLocked(const tidepool::v1::SlurmJob& job, std::set<std::string>& changed) {
-  std::optional<std::string> key = PodKeyOf(job);
-  if (!key.has_value() || job.user() != job_user_) return;
+void JobTable::FileLocked(const std::string& key, const tidepool::v1::SlurmJob& job,
+                          std::set<std::string>& changed) {
   unconfirmed_.erase(job.job_id());
-  jobs_[job.job_id()] = job;
-  by_pod_[*key].insert(job.job_id());
-  changed.insert(*key);
+  jobs_[job.job_id()] = {key, job};
+  by_pod_[key].insert(job.job_id());
+  changed.insert(key);
+}
+
+void JobTable::PutLocked(const tidepool::v1::SlurmJob& job, std::set<std::string>& changed) {
+  // A job known here stays with the pod it was filed for, whatever its comment says now
+  // (a person may edit it with scontrol): the pod keeps its job, and no key is left
+  // naming a job the table no longer has.
+  if (job.user() != job_user_) {
+    EraseLocked(job.job_id(), changed);
+    return;
+  }
+  if (auto known = jobs_.find(job.job_id()); known != jobs_.end()) {
+    FileLocked(known->second.pod_key, job, changed);
+    return;
+  }
+  std::optional<std::string> key = PodKeyOf(job);
+  if (key.has_value()) FileLocked(*key, job, changed);
 }
 
 void JobTable::EraseLocked(uint32_t job_id, std::set<std::string>& changed) {
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return;
-  if (std::optional<std::string> key = PodKeyOf(it->second)) {
-    changed.insert(*key);
-    auto ids = by_pod_.find(*key);
-    if (ids != by_pod_.end()) {
-      ids->second.erase(job_id);
-      if (ids->second.empty()) by_pod_.erase(ids);
-    }
+  const std::string& key = it->second.pod_key;
+  changed.insert(key);
+  auto ids = by_pod_.find(key);
+  if (ids != by_pod_.end()) {
+    ids->second.erase(job_id);
+    if (ids->second.empty()) by_pod_.erase(ids);
   }
   jobs_.erase(it);
 }
@@ -51,12 +65,20 @@ std::set<std::string> JobTable::Apply(const tidepool::v1::WatchJobsResponse& mes
       for (const JobChange& change : message.changes()) pending_snapshot_.push_back(change.job());
       if (!message.snapshot_complete()) break;
       for (const auto& [key, ids] : by_pod_) changed.insert(key);
+      std::map<uint32_t, FiledJob> before = std::move(jobs_);
       jobs_.clear();
       by_pod_.clear();
-      for (const tidepool::v1::SlurmJob& job : pending_snapshot_) PutLocked(job, changed);
+      for (const tidepool::v1::SlurmJob& job : pending_snapshot_) {
+        auto known = before.find(job.job_id());
+        if (known != before.end() && job.user() == job_user_) {
+          FileLocked(known->second.pod_key, job, changed);
+        } else {
+          PutLocked(job, changed);
+        }
+      }
       pending_snapshot_.clear();
       for (const auto& [id, submitted] : unconfirmed_) {
-        jobs_[id] = submitted.second;
+        jobs_[id] = {submitted.first, submitted.second};
         by_pod_[submitted.first].insert(id);
       }
       available_ = true;
@@ -98,7 +120,7 @@ void JobTable::SetJobUser(std::string user) {
 void JobTable::NoteSubmitted(const std::string& pod_key, const tidepool::v1::SlurmJob& job) {
   absl::MutexLock lock(&mutex_);
   if (jobs_.contains(job.job_id())) return;  // the watch was first
-  jobs_[job.job_id()] = job;
+  jobs_[job.job_id()] = {pod_key, job};
   by_pod_[pod_key].insert(job.job_id());
   unconfirmed_[job.job_id()] = {pod_key, job};
 }
@@ -108,7 +130,9 @@ std::vector<tidepool::v1::SlurmJob> JobTable::JobsOf(const std::string& pod_key)
   std::vector<tidepool::v1::SlurmJob> out;
   auto ids = by_pod_.find(pod_key);
   if (ids == by_pod_.end()) return out;
-  for (uint32_t id : ids->second) out.push_back(jobs_.at(id));
+  for (uint32_t id : ids->second) {
+    if (auto job = jobs_.find(id); job != jobs_.end()) out.push_back(job->second.job);
+  }
   return out;
 }
 

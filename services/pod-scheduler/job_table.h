@@ -49,11 +49,18 @@ class JobTable {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void EraseLocked(uint32_t job_id, std::set<std::string>& changed)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  void FileLocked(const std::string& pod_key, const tidepool::v1::SlurmJob& job,
+                  std::set<std::string>& changed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+
+  struct FiledJob {
+    std::string pod_key;  // the pod it was first filed for
+    tidepool::v1::SlurmJob job;
+  };
 
   const absl::Time fresh_after_;
   absl::Mutex mutex_;
   std::string job_user_ ABSL_GUARDED_BY(mutex_);
-  std::map<uint32_t, tidepool::v1::SlurmJob> jobs_ ABSL_GUARDED_BY(mutex_);
+  std::map<uint32_t, FiledJob> jobs_ ABSL_GUARDED_BY(mutex_);
   std::map<std::string, std::set<uint32_t>> by_pod_ ABSL_GUARDED_BY(mutex_);
   std::vector<tidepool::v1::SlurmJob> pending_snapshot_ ABSL_GUARDED_BY(mutex_);
   // Submitted here and not yet seen on the watch: kept across a snapshot that predates

@@ -127,5 +127,31 @@ TEST_CASE("a job submitted here survives a snapshot that predates it") {
   CHECK(table.JobsOf("ml/a").empty());
 }
 
+TEST_CASE("a job whose comment a person edits stays with its pod until Slurm drops it") {
+  JobTable table(kStart);
+  table.SetJobUser(kJobUser);
+  const absl::Time t = kStart + absl::Seconds(1);
+  table.Apply(Message(WatchJobsResponse::SNAPSHOT, {Job(1, "tidepool-pod-u1", "pod ml/a")}, t));
+  // scontrol update jobid=1 comment=…: the job is still pod ml/a's.
+  SlurmJob edited = Job(1, "tidepool-pod-u1", "pod ml/b");
+  edited.set_states(0, "RUNNING");
+  CHECK(table.Apply(Message(WatchJobsResponse::CHANGES, {edited}, t, true, JobChange::MODIFIED)) ==
+        std::set<std::string>{"ml/a"});
+  REQUIRE(table.JobsOf("ml/a").size() == 1);
+  CHECK(table.JobsOf("ml/a")[0].states(0) == "RUNNING");
+  CHECK(table.JobsOf("ml/b").empty());
+  // A comment no pod key can be read from changes nothing either; nor does a new snapshot.
+  table.Apply(Message(WatchJobsResponse::CHANGES, {Job(1, "tidepool-pod-u1", "none")}, t, true,
+                      JobChange::MODIFIED));
+  table.Apply(Message(WatchJobsResponse::SNAPSHOT, {edited}, t));
+  CHECK(table.PodKeys() == std::vector<std::string>{"ml/a"});
+  // Gone from Slurm: gone from the table, under no key.
+  CHECK(table.Apply(Message(WatchJobsResponse::CHANGES, {edited}, t, true, JobChange::DELETED)) ==
+        std::set<std::string>{"ml/a"});
+  CHECK(table.PodKeys().empty());
+  CHECK(table.JobsOf("ml/a").empty());
+  CHECK(table.JobsOf("ml/b").empty());
+}
+
 }  // namespace
 }  // namespace tidepool::podsched
