@@ -81,8 +81,9 @@ absl::StatusOr<v1::RenderResponse> ConfigStep::Render(const v1::RenderRequest& r
   return response;
 }
 
-absl::Status ConfigStep::Reconfigure(const std::string& cause) {
+absl::Status ConfigStep::Reconfigure(const std::string& cluster, const std::string& cause) {
   v1::ReconfigureRequest request;
+  request.set_cluster(cluster);
   request.set_cause(cause);
   // The client's deadline is the loop's rpc_timeout (setup.cc).
   absl::Status status = syncer_.Reconfigure(request);
@@ -219,7 +220,8 @@ absl::Status ConfigStep::ReconfigureOnce(const ClusterContext& cluster, const st
               "): ", pending->mismatch));
   }
   absl::Status reconfigured =
-      Reconfigure(absl::StrCat(cluster.key, ": config ", cluster.status.config_hash, " -> ", hash));
+      Reconfigure(cluster.key,
+                  absl::StrCat(cluster.key, ": config ", cluster.status.config_hash, " -> ", hash));
   // A reconfigure that timed out may have reached slurmctld (busy restarting from the last
   // one): it counts as sent, so it is not repeated at once; the load check tells whether
   // it took, and it is sent again after the load timeout if not. Times count from the
@@ -235,6 +237,7 @@ k8s::ReconcileResult ConfigStep::CheckLoaded(const ClusterContext& cluster,
                                              ConfigOutcome& outcome) {
   v1::GetNodesRequest request;
   request.set_fresh(true);
+  request.set_cluster(cluster.key);
   absl::StatusOr<v1::GetNodesResponse> listed = syncer_.GetNodes(request);
   std::optional<std::string> mismatch =
       listed.ok() ? LoadedConfigMismatch(rendered.loaded_nodes(), listed->nodes())

@@ -79,7 +79,7 @@ class ConfigStep : public ClusterStep {
   k8s::ReconcileResult CheckLoaded(const ClusterContext& cluster,
                                    const v1::RenderResponse& rendered, ConfigOutcome& outcome);
   void MarkApplied(const ClusterContext& cluster, ConfigOutcome& outcome, absl::string_view how);
-  absl::Status Reconfigure(const std::string& cause);
+  absl::Status Reconfigure(const std::string& cluster, const std::string& cause);
   void Event(const ClusterContext& cluster, k8s::EventType type, absl::string_view reason,
              absl::string_view action, absl::string_view note);
 

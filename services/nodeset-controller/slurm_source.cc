@@ -222,27 +222,33 @@ absl::StatusOr<SlurmNode> SyncerSlurmSource::Update(const UpdateNodeRequest& req
   return response->node();
 }
 
-absl::StatusOr<SlurmNode> SyncerSlurmSource::Drain(const std::string& name,
+absl::StatusOr<SlurmNode> SyncerSlurmSource::Drain(const std::string& cluster,
+                                                   const std::string& name,
                                                    const std::string& reason) {
   UpdateNodeRequest request;
+  request.set_cluster(cluster);
   request.set_name(name);
   request.set_action(UpdateNodeRequest::DRAIN);
   request.set_reason(reason);
   return Update(request);
 }
 
-absl::StatusOr<SlurmNode> SyncerSlurmSource::Undrain(const std::string& name,
+absl::StatusOr<SlurmNode> SyncerSlurmSource::Undrain(const std::string& cluster,
+                                                     const std::string& name,
                                                      const std::string& if_reason) {
   UpdateNodeRequest request;
+  request.set_cluster(cluster);
   request.set_name(name);
   request.set_action(UpdateNodeRequest::UNDRAIN);
   request.set_if_reason(if_reason);
   return Update(request);
 }
 
-absl::StatusOr<std::optional<SlurmNode>> SyncerSlurmSource::Fresh(const std::string& name) {
+absl::StatusOr<std::optional<SlurmNode>> SyncerSlurmSource::Fresh(const std::string& cluster,
+                                                                  const std::string& name) {
   if (syncer_ == nullptr) return NoClient(address_);
   tidepool::v1::GetNodesRequest request;
+  request.set_cluster(cluster);
   request.set_fresh(true);
   request.add_names(name);
   absl::StatusOr<tidepool::v1::GetNodesResponse> response = syncer_->GetNodes(request);

@@ -30,13 +30,18 @@ class SlurmSource {
   virtual ~SlurmSource() = default;
   // The view of these nodes (reachability included).
   virtual SlurmView View(const std::vector<std::string>& names) = 0;
-  virtual absl::StatusOr<tidepool::v1::SlurmNode> Drain(const std::string& name,
+  // Drain, Undrain and Fresh name the SlurmCluster ("<namespace>/<name>") they act for: a
+  // syncer serving another refuses them (FAILED_PRECONDITION).
+  virtual absl::StatusOr<tidepool::v1::SlurmNode> Drain(const std::string& cluster,
+                                                        const std::string& name,
                                                         const std::string& reason) = 0;
-  virtual absl::StatusOr<tidepool::v1::SlurmNode> Undrain(const std::string& name,
+  virtual absl::StatusOr<tidepool::v1::SlurmNode> Undrain(const std::string& cluster,
+                                                          const std::string& name,
                                                           const std::string& if_reason) = 0;
   // Slurm's state of one node now (not the watch's); nullopt only when a list Slurm gave
   // lacks it. Any failure (NOT_FOUND too) is an error: no list, no proof of absence.
-  virtual absl::StatusOr<std::optional<tidepool::v1::SlurmNode>> Fresh(const std::string& name) = 0;
+  virtual absl::StatusOr<std::optional<tidepool::v1::SlurmNode>> Fresh(const std::string& cluster,
+                                                                       const std::string& name) = 0;
 };
 
 // Called with the Slurm node names that changed, or all=true when every node may have
@@ -62,11 +67,13 @@ class SyncerSlurmSource : public SlurmSource {
   void Stop();
 
   SlurmView View(const std::vector<std::string>& names) override;
-  absl::StatusOr<tidepool::v1::SlurmNode> Drain(const std::string& name,
+  absl::StatusOr<tidepool::v1::SlurmNode> Drain(const std::string& cluster, const std::string& name,
                                                 const std::string& reason) override;
-  absl::StatusOr<tidepool::v1::SlurmNode> Undrain(const std::string& name,
+  absl::StatusOr<tidepool::v1::SlurmNode> Undrain(const std::string& cluster,
+                                                  const std::string& name,
                                                   const std::string& if_reason) override;
-  absl::StatusOr<std::optional<tidepool::v1::SlurmNode>> Fresh(const std::string& name) override;
+  absl::StatusOr<std::optional<tidepool::v1::SlurmNode>> Fresh(const std::string& cluster,
+                                                               const std::string& name) override;
 
   bool reachable();
 

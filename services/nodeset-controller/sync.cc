@@ -99,6 +99,10 @@ class NodeSetSync {
   const std::string& ns() const { return cached_->meta.ns; }
   const std::string& name() const { return cached_->meta.name; }
   bool deleting() const { return cached_->meta.deleting; }
+  // The SlurmCluster this NodeSet's nodes belong to, as slurm-syncer names it.
+  std::string ClusterKey() const {
+    return absl::StrCat(ns(), "/", node_set_.spec().cluster_ref().name());
+  }
 
   // The NodeSet's SlurmCluster is in the cache and not being deleted.
   bool ClusterPresent() const {
@@ -350,7 +354,8 @@ class NodeSetSync {
 
   void RequestDrain(const PodDeletion& deletion) {
     const char* reason = DrainReasonFor(deletion.cause);
-    absl::StatusOr<tidepool::v1::SlurmNode> node = context_.slurm->Drain(deletion.pod, reason);
+    absl::StatusOr<tidepool::v1::SlurmNode> node =
+        context_.slurm->Drain(ClusterKey(), deletion.pod, reason);
     if (!node.ok()) {
       Event(EventType::kWarning, api::kFailedDrainReason, "Drain",
             absl::StrCat("could not drain Slurm node ", deletion.pod, " (", reason,
@@ -366,7 +371,7 @@ class NodeSetSync {
   // Deletes only after Slurm itself (not the watch's view) says nothing runs there.
   void DeleteIfDrained(const PodDeletion& deletion) {
     absl::StatusOr<std::optional<tidepool::v1::SlurmNode>> fresh =
-        context_.slurm->Fresh(deletion.pod);
+        context_.slurm->Fresh(ClusterKey(), deletion.pod);
     if (!fresh.ok()) {
       Event(EventType::kWarning, api::kDeletionBlockedReason, "Delete",
             absl::StrCat("not deleting pod ", deletion.pod, ": ", fresh.status().message()));
@@ -393,7 +398,7 @@ class NodeSetSync {
   void ClearOurDrains() {
     for (const Undrain& undrain : plan_.undrains) {
       absl::StatusOr<tidepool::v1::SlurmNode> node =
-          context_.slurm->Undrain(undrain.slurm_name, undrain.if_reason);
+          context_.slurm->Undrain(ClusterKey(), undrain.slurm_name, undrain.if_reason);
       if (!node.ok()) {
         Event(EventType::kWarning, api::kFailedUndrainReason, "Undrain",
               absl::StrCat("could not clear \"", undrain.if_reason, "\" on Slurm node ",

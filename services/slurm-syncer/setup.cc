@@ -135,7 +135,8 @@ absl::Status SetUpSlurmSyncer(common::ServiceContext& context) {
       static_cast<SyncerService*>(context.AddGrpcService(std::make_unique<SyncerService>(
           syncer->gateway, syncer->node_feed, syncer->node_poller, syncer->drainer,
           syncer->job_feed, syncer->job_poller, context.Authorizer(api::SlurmSyncerGrants()),
-          options->force_callers)));
+          options->force_callers,
+          options->cluster.has_value() ? options->cluster->ref.ToString() : std::string())));
   context.AddReadinessCheck("slurm", [syncer] { return syncer->Readiness(); });
   common::LogInfo("slurm_syncer_configured",
                   {{"slurmrestd", syncer->gateway.Describe()},

@@ -85,8 +85,9 @@ absl::Status ListFailure(const absl::Status& status) {
 SyncerService::SyncerService(SlurmGateway& slurm, NodeFeed& nodes, NodePoller& node_poller,
                              NodeDrainer& drainer, JobFeed& jobs, JobPoller& job_poller,
                              common::MethodAuthorizer authorizer,
-                             std::vector<std::string> force_callers)
+                             std::vector<std::string> force_callers, std::string served_cluster)
     : authorizer_(std::move(authorizer)),
+      served_cluster_(std::move(served_cluster)),
       force_callers_(std::move(force_callers)),
       slurm_(slurm),
       nodes_(nodes),
@@ -123,12 +124,28 @@ grpc::Status SyncerService::Ping(grpc::ServerContext* context, const v1::PingReq
   return grpc::Status::OK;
 }
 
+grpc::Status SyncerService::CheckCluster(const std::string& method,
+                                         const std::string& requested) const {
+  if (requested.empty() || served_cluster_.empty() || requested == served_cluster_) {
+    return grpc::Status::OK;
+  }
+  // Another cluster's node names may be this one's too: acting on them here would drain,
+  // or report idle, the wrong cluster's nodes.
+  const std::string message =
+      absl::StrCat("slurm-syncer serves SlurmCluster ", served_cluster_, ", not ", requested,
+                   ": each SlurmCluster needs a Tidepool release of its own (global.slurmCluster)");
+  common::LogWarn("other_cluster_refused",
+                  {{"method", method}, {"served", served_cluster_}, {"requested", requested}});
+  return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, message);
+}
+
 grpc::Status SyncerService::GetNodes(grpc::ServerContext* context,
                                      const v1::GetNodesRequest* request,
                                      v1::GetNodesResponse* response) {
   if (grpc::Status denied = authorizer_.Check(*context, Method("GetNodes")); !denied.ok()) {
     return denied;
   }
+  if (grpc::Status other = CheckCluster("GetNodes", request->cluster()); !other.ok()) return other;
   std::vector<Node> nodes;
   absl::Time observed_at;
   if (request->fresh()) {
@@ -163,6 +180,9 @@ grpc::Status SyncerService::UpdateNode(grpc::ServerContext* context,
                                        v1::UpdateNodeResponse* response) {
   if (grpc::Status denied = authorizer_.Check(*context, Method("UpdateNode")); !denied.ok()) {
     return denied;
+  }
+  if (grpc::Status other = CheckCluster("UpdateNode", request->cluster()); !other.ok()) {
+    return other;
   }
   if (request->force()) {
     const std::vector<std::string> caller = common::PeerIdentities(*context);
@@ -264,6 +284,9 @@ grpc::Status SyncerService::Reconfigure(grpc::ServerContext* context,
                                         v1::ReconfigureResponse*) {
   if (grpc::Status denied = authorizer_.Check(*context, Method("Reconfigure")); !denied.ok()) {
     return denied;
+  }
+  if (grpc::Status other = CheckCluster("Reconfigure", request->cluster()); !other.ok()) {
+    return other;
   }
   if (absl::Status s = slurm_.Reconfigure(); !s.ok()) {
     common::LogWarn("reconfigure_failed", {{"cause", request->cause()}, {"error", s}});

@@ -21,7 +21,7 @@ class SyncerService final : public v1::SlurmSyncer::Service {
  public:
   SyncerService(SlurmGateway& slurm, NodeFeed& nodes, NodePoller& node_poller, NodeDrainer& drainer,
                 JobFeed& jobs, JobPoller& job_poller, common::MethodAuthorizer authorizer,
-                std::vector<std::string> force_callers);
+                std::vector<std::string> force_callers, std::string served_cluster = "");
 
   // Ends every watch stream (UNAVAILABLE: the syncer is stopping) and refuses new ones.
   void EndStreams();
@@ -46,7 +46,12 @@ class SyncerService final : public v1::SlurmSyncer::Service {
                            v1::ReconfigureResponse* response) override;
 
  private:
+  // FAILED_PRECONDITION when a request names a cluster other than the one served.
+  grpc::Status CheckCluster(const std::string& method, const std::string& requested) const;
+
   const common::MethodAuthorizer authorizer_;
+  // --slurm_cluster ("<namespace>/<name>"); "" when slurmrestd was given directly.
+  const std::string served_cluster_;
   const std::vector<std::string> force_callers_;
   SlurmGateway& slurm_;
   NodeFeed& nodes_;

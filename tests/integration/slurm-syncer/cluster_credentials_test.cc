@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -175,6 +176,57 @@ TEST_CASE("--slurm_cluster mints tokens from the key in the cluster's Secret") {
   CHECK(absl::StrContains(output, "slurm_jwt_key_loaded"));
   CHECK(absl::StrContains(output, absl::StrCat(kNamespace, "/", kSecret)));
   CHECK_FALSE(absl::StrContains(output, absl::Base64Escape(f.key)));
+}
+
+TEST_CASE("a request for another SlurmCluster is refused and changes nothing in Slurm") {
+  ClusterFixture f;
+  f.PutSecret(f.key);
+  f.StartSyncer();
+  f.syncer->AwaitReady(absl::Seconds(30));
+  const std::vector<std::string> names = f.SlurmNodeNames();
+  REQUIRE_FALSE(names.empty());
+  const std::string node = names.front();
+  const auto state = [&] {
+    absl::StatusOr<CommandResult> r = SlurmExec(f.slurm, {"sinfo", "-h", "-n", node, "-o", "%t"});
+    REQUIRE(r.ok());
+    return std::string(absl::StripAsciiWhitespace(r->output));
+  };
+  const std::string before = state();
+  const std::string refused = absl::StrCat("slurm-syncer serves SlurmCluster ", kNamespace, "/",
+                                           kCluster, ", not other/research");
+
+  // Another cluster's NodeSet may well have a node of this name: draining it here, or
+  // reading it as idle, would act on the wrong cluster's node.
+  v1::UpdateNodeRequest drain;
+  drain.set_cluster("other/research");
+  drain.set_name(node);
+  drain.set_action(v1::UpdateNodeRequest::DRAIN);
+  drain.set_reason("k8s: scale-in");
+  v1::UpdateNodeResponse drained;
+  grpc::Status status = f.syncer->stub().UpdateNode(Deadline().get(), drain, &drained);
+  CHECK(status.error_code() == grpc::StatusCode::FAILED_PRECONDITION);
+  CHECK(absl::StrContains(status.error_message(), refused));
+  v1::GetNodesRequest list;
+  list.set_fresh(true);
+  list.set_cluster("other/research");
+  v1::GetNodesResponse listed;
+  status = f.syncer->stub().GetNodes(Deadline().get(), list, &listed);
+  CHECK(status.error_code() == grpc::StatusCode::FAILED_PRECONDITION);
+  CHECK(listed.nodes().empty());
+  v1::ReconfigureRequest reconfigure;
+  reconfigure.set_cluster("other/research");
+  v1::ReconfigureResponse reconfigured;
+  status = f.syncer->stub().Reconfigure(Deadline().get(), reconfigure, &reconfigured);
+  CHECK(status.error_code() == grpc::StatusCode::FAILED_PRECONDITION);
+  CHECK(state() == before);
+  CHECK(absl::StrContains(f.syncer->Output(), "other_cluster_refused"));
+
+  // Its own cluster, named, is served.
+  list.set_cluster(absl::StrCat(kNamespace, "/", kCluster));
+  status = f.syncer->stub().GetNodes(Deadline().get(), list, &listed);
+  INFO(status.error_message());
+  CHECK(status.ok());
+  CHECK(listed.nodes_size() == static_cast<int>(names.size()));
 }
 
 TEST_CASE("a wrong key keeps the syncer unready, naming the Secret, until it is fixed") {

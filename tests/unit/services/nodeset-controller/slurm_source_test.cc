@@ -50,7 +50,7 @@ TEST_CASE("SyncerSlurmSource without a syncer address is unreachable and says wh
   const SlurmView view = source.View({"n-01"});
   CHECK_FALSE(view.reachable);
   CHECK(view.unreachable_reason == "no --syncer_address");
-  CHECK(absl::IsUnavailable(source.Drain("n-01", "k8s: scale-in").status()));
+  CHECK(absl::IsUnavailable(source.Drain("hpc/research", "n-01", "k8s: scale-in").status()));
 }
 
 TEST_CASE("SyncerSlurmSource drains through the SyncerClient and keeps the reply") {
@@ -59,7 +59,7 @@ TEST_CASE("SyncerSlurmSource drains through the SyncerClient and keeps the reply
   FakeSyncer* calls = syncer.get();
   SyncerSlurmSource source(std::move(syncer), "syncer:50062", &clock, [](const auto&, bool) {});
 
-  absl::StatusOr<SlurmNode> drained = source.Drain("n-01", "k8s: scale-in");
+  absl::StatusOr<SlurmNode> drained = source.Drain("hpc/research", "n-01", "k8s: scale-in");
   REQUIRE(drained.ok());
   REQUIRE(calls->updates.size() == 1);
   CHECK(calls->updates[0].action() == tidepool::v1::UpdateNodeRequest::DRAIN);
@@ -74,7 +74,7 @@ TEST_CASE("SyncerSlurmSource reads a node Slurm does not list as none") {
   common::FakeClock clock;
   SyncerSlurmSource source(std::make_unique<FakeSyncer>(), "syncer:50062", &clock,
                            [](const auto&, bool) {});
-  absl::StatusOr<std::optional<SlurmNode>> fresh = source.Fresh("n-09");
+  absl::StatusOr<std::optional<SlurmNode>> fresh = source.Fresh("hpc/research", "n-09");
   REQUIRE(fresh.ok());
   CHECK_FALSE(fresh->has_value());
 }
@@ -87,19 +87,19 @@ TEST_CASE("SyncerSlurmSource takes no failure for a node's absence, NOT_FOUND in
   SyncerSlurmSource source(std::move(syncer), "syncer:50062", &clock, [](const auto&, bool) {});
 
   fake->nodes_reply = absl::NotFoundError("GET /slurm/v0.0.45/nodes/ (HTTP 404)");
-  absl::StatusOr<std::optional<SlurmNode>> fresh = source.Fresh("n-09");
+  absl::StatusOr<std::optional<SlurmNode>> fresh = source.Fresh("hpc/research", "n-09");
   CHECK(absl::IsNotFound(fresh.status()));
 
   // An answer that neither lists nor reports the node proves nothing either.
   fake->nodes_reply = tidepool::v1::GetNodesResponse();
-  fresh = source.Fresh("n-09");
+  fresh = source.Fresh("hpc/research", "n-09");
   CHECK(absl::IsInternal(fresh.status()));
   CHECK(absl::StrContains(fresh.status().message(), "n-09"));
 
   tidepool::v1::GetNodesResponse listed;
   listed.add_nodes()->set_name("n-09");
   fake->nodes_reply = listed;
-  fresh = source.Fresh("n-09");
+  fresh = source.Fresh("hpc/research", "n-09");
   REQUIRE(fresh.ok());
   REQUIRE(fresh->has_value());
   CHECK((*fresh)->name() == "n-09");
