@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <string>
-#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "k8s/object_json.h"
@@ -11,8 +10,27 @@
 namespace tidepool::podsched {
 namespace {
 
+struct Resource {
+  const char* name;
+  bool milli;
+  int64_t PodRequests::*field;
+  int64_t max;
+};
+
+constexpr Resource kResources[] = {{"cpu", true, &PodRequests::cpu_milli, kMaxCpuMilli},
+                                   {"memory", false, &PodRequests::memory_bytes, kMaxMemoryBytes},
+                                   {kGpuResource, false, &PodRequests::gpus, kMaxGpus}};
+
+// Operands are at most max + 1 (each quantity is checked, sums saturate there), so the
+// addition cannot overflow; a total above max is refused at the end.
 PodRequests Add(const PodRequests& a, const PodRequests& b) {
-  return {a.cpu_milli + b.cpu_milli, a.memory_bytes + b.memory_bytes, a.gpus + b.gpus};
+  PodRequests sum;
+  for (const Resource& r : kResources) sum.*r.field = std::min(a.*r.field + b.*r.field, r.max + 1);
+  return sum;
+}
+
+std::string MaxText(const Resource& resource) {
+  return resource.milli ? absl::StrCat(resource.max / 1000) : absl::StrCat(resource.max);
 }
 
 PodRequests Max(const PodRequests& a, const PodRequests& b) {
@@ -21,8 +39,10 @@ PodRequests Max(const PodRequests& a, const PodRequests& b) {
 }
 
 // One resource of a resource list; 0 when absent.
-absl::StatusOr<int64_t> Quantity(const rapidjson::Value* list, const char* resource, bool milli,
+absl::StatusOr<int64_t> Quantity(const rapidjson::Value* list, const Resource& r,
                                  absl::string_view where) {
+  const char* resource = r.name;
+  const bool milli = r.milli;
   if (list == nullptr) return 0;
   const rapidjson::Value* value = k8s::FindMember(*list, resource);
   if (value == nullptr) return 0;
@@ -39,33 +59,35 @@ absl::StatusOr<int64_t> Quantity(const rapidjson::Value* list, const char* resou
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": ", resource, " \"", text, "\" is negative"));
   }
+  if (*parsed > r.max) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": ", resource, " \"", text,
+                                                   "\" is more than any Slurm node has (at most ",
+                                                   MaxText(r), ")"));
+  }
   return *parsed;
 }
 
 // A resource's request, else its limit.
-absl::StatusOr<int64_t> Requested(const rapidjson::Value* resources, const char* resource,
-                                  bool milli, absl::string_view where) {
+absl::StatusOr<int64_t> Requested(const rapidjson::Value* resources, const Resource& r,
+                                  absl::string_view where) {
   const rapidjson::Value* requests =
       resources == nullptr ? nullptr : k8s::FindMember(*resources, "requests");
-  if (requests != nullptr && k8s::FindMember(*requests, resource) != nullptr) {
-    return Quantity(requests, resource, milli, where);
+  if (requests != nullptr && k8s::FindMember(*requests, r.name) != nullptr) {
+    return Quantity(requests, r, where);
   }
   const rapidjson::Value* limits =
       resources == nullptr ? nullptr : k8s::FindMember(*resources, "limits");
-  return Quantity(limits, resource, milli, where);
+  return Quantity(limits, r, where);
 }
 
 absl::StatusOr<PodRequests> FromResourceList(const rapidjson::Value* resources,
                                              absl::string_view where, bool with_limits) {
   PodRequests out;
-  for (auto [resource, milli, field] :
-       {std::tuple<const char*, bool, int64_t PodRequests::*>{"cpu", true, &PodRequests::cpu_milli},
-        {"memory", false, &PodRequests::memory_bytes},
-        {kGpuResource, false, &PodRequests::gpus}}) {
-    absl::StatusOr<int64_t> value = with_limits ? Requested(resources, resource, milli, where)
-                                                : Quantity(resources, resource, milli, where);
+  for (const Resource& r : kResources) {
+    absl::StatusOr<int64_t> value =
+        with_limits ? Requested(resources, r, where) : Quantity(resources, r, where);
     if (!value.ok()) return value.status();
-    out.*field = *value;
+    out.*r.field = *value;
   }
   return out;
 }
@@ -111,7 +133,15 @@ absl::StatusOr<PodRequests> EffectiveRequests(const rapidjson::Value& spec) {
   absl::StatusOr<PodRequests> overhead =
       FromResourceList(k8s::FindMember(spec, "overhead"), "spec.overhead", /*with_limits=*/false);
   if (!overhead.ok()) return overhead.status();
-  return Add(Max(Add(apps, sidecars), init_peak), *overhead);
+  const PodRequests total = Add(Max(Add(apps, sidecars), init_peak), *overhead);
+  for (const Resource& r : kResources) {
+    if (total.*r.field > r.max) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the pod's ", r.name, " requests together are more than any Slurm node has (at most ",
+          MaxText(r), ")"));
+    }
+  }
+  return total;
 }
 
 }  // namespace tidepool::podsched

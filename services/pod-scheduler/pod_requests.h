@@ -15,6 +15,12 @@ namespace tidepool::podsched {
 
 inline constexpr char kGpuResource[] = "nvidia.com/gpu";
 
+// The most one Slurm node has (slurmctld counts a node's CPUs in 16 bits): a pod asking
+// for more can never be placed, and is refused before its sums could overflow.
+inline constexpr int64_t kMaxCpuMilli = int64_t{65535} * 1000;
+inline constexpr int64_t kMaxMemoryBytes = int64_t{1} << 50;  // 1 PiB
+inline constexpr int64_t kMaxGpus = 65535;
+
 struct PodRequests {
   int64_t cpu_milli = 0;
   int64_t memory_bytes = 0;
@@ -24,7 +30,7 @@ struct PodRequests {
 };
 
 // From a pod's spec object. InvalidArgument naming the container and resource when a
-// quantity cannot be read.
+// quantity cannot be read, or when one or the pod's total is more than the maxima above.
 absl::StatusOr<PodRequests> EffectiveRequests(const rapidjson::Value& spec);
 
 }  // namespace tidepool::podsched

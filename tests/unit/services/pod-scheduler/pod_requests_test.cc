@@ -49,5 +49,39 @@ TEST_CASE("an unreadable quantity is an error naming the container and resource"
   CHECK(absl::StrContains(r.status().message(), "container a: memory \"lots\""));
 }
 
+TEST_CASE("a request more than any Slurm node has is refused, alone or added up") {
+  // Each once parsed to a value whose sum or CPU count overflowed to a small job.
+  const struct {
+    const char* spec;
+    const char* message;
+  } cases[] = {
+      {R"({"containers":[{"name":"a","resources":{"requests":{"cpu":"9223372036854775"}}}]})",
+       "container a: cpu \"9223372036854775\" is more than any Slurm node has (at most 65535)"},
+      {R"({"containers":[{"name":"a","resources":{"requests":{"memory":"5Ei"}}}]})",
+       "container a: memory \"5Ei\" is more than any Slurm node has"},
+      {R"({"containers":[{"name":"a","resources":{"limits":{"nvidia.com/gpu":"70000"}}}]})",
+       "container a: nvidia.com/gpu \"70000\" is more than any Slurm node has (at most 65535)"},
+      {R"({"containers":[{"name":"a","resources":{"requests":{"memory":"1Pi"}}},
+                         {"name":"b","resources":{"requests":{"memory":"1Pi"}}}]})",
+       "the pod's memory requests together are more than any Slurm node has"},
+      {R"({"containers":[{"name":"a","resources":{"requests":{"cpu":"40000"}}}],
+           "overhead":{"cpu":"40000"}})",
+       "the pod's cpu requests together are more than any Slurm node has (at most 65535)"},
+  };
+  for (const auto& c : cases) {
+    absl::StatusOr<PodRequests> r = Of(c.spec);
+    CAPTURE(c.spec);
+    REQUIRE_FALSE(r.ok());
+    CHECK(absl::IsInvalidArgument(r.status()));
+    CHECK(absl::StrContains(r.status().message(), c.message));
+  }
+  // At the limit is still a request.
+  absl::StatusOr<PodRequests> most = Of(
+      R"({"containers":[{"name":"a","resources":{"requests":{"cpu":"65535","memory":"1Pi"}}}]})");
+  REQUIRE(most.ok());
+  CHECK(most->cpu_milli == kMaxCpuMilli);
+  CHECK(most->memory_bytes == kMaxMemoryBytes);
+}
+
 }  // namespace
 }  // namespace tidepool::podsched
