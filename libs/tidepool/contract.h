@@ -205,6 +205,7 @@ inline constexpr char kClaimsDeletedReason[] = "ClaimsDeleted";
 inline constexpr char kTeardownCompleteReason[] = "TeardownComplete";
 // nodeset-controller.
 inline constexpr char kInvalidSpecReason[] = "InvalidSpec";
+inline constexpr char kApplyFailedReason[] = "ApplyFailed";
 inline constexpr char kSuccessfulCreateReason[] = "SuccessfulCreate";
 inline constexpr char kFailedCreateReason[] = "FailedCreate";
 inline constexpr char kFailedLabelNodeReason[] = "FailedLabelNode";

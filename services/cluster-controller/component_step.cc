@@ -76,7 +76,14 @@ absl::StatusOr<k8s::ReconcileResult> ComponentStep::Sync(const ClusterContext& c
     result.error = std::string(wrote.status().message());
     return k8s::ReconcileResult{};
   }
-  if (!wrote.ok()) return wrote.status();
+  if (!wrote.ok()) {
+    // Refused for a reason outside the spec (a quota, an admission webhook): said in the
+    // status, and retried with backoff.
+    result.blocked_reason = api::kApplyFailedReason;
+    result.error = absl::StrCat("applying ", plan->description, ": ", wrote.status().message());
+    outcome.report_error = true;
+    return wrote.status();
+  }
   result.applied = true;
   result.replicas = plan->replicas;
   if (*wrote && cluster.ref.has_value()) {

@@ -54,16 +54,24 @@ absl::StatusOr<k8s::ReconcileResult> ClusterReconciler::Reconcile(const std::str
   ClusterOutcome outcome{.generation = cached->meta.generation,
                          .config = {.applied_hash = cluster.status.config_hash}};
   k8s::ReconcileResult result;
+  // A step that fails does not hold up the ones after it (each says in the outcome what it
+  // waits for): a login Service over quota must not keep a scale-out from slurm.conf.
+  absl::Status failed;
   for (const std::unique_ptr<ClusterStep>& step : steps_) {
     absl::StatusOr<k8s::ReconcileResult> stepped = step->Sync(cluster, outcome);
     if (!stepped.ok()) {
-      common::LogDebug("cluster_step_failed", {{"cluster", key}, {"step", step->name()}});
-      if (outcome.report_error) {
-        if (absl::Status written = WriteStatus(cluster, outcome); !written.ok()) return written;
-      }
-      return stepped.status();
+      common::LogDebug("cluster_step_failed",
+                       {{"cluster", key}, {"step", step->name()}, {"error", stepped.status()}});
+      if (failed.ok()) failed = stepped.status();
+      continue;
     }
     result.requeue_after = Sooner(result.requeue_after, stepped->requeue_after);
+  }
+  if (!failed.ok()) {
+    if (outcome.report_error) {
+      if (absl::Status written = WriteStatus(cluster, outcome); !written.ok()) return written;
+    }
+    return failed;  // retried with backoff
   }
   const bool valid = outcome.auth.ready && outcome.config.rendered;
   syncs_.Add({{"result", valid ? "ok" : "invalid"}}).Increment();

@@ -56,7 +56,8 @@ class ClusterStep {
   virtual const char* name() const = 0;
   // Brings the step's objects to what the cluster asks for and records what it found in
   // `outcome`. An error is retried with backoff (the status is written first when the
-  // step set outcome.report_error); the steps after it wait for the retry.
+  // step set outcome.report_error); the steps after it still run, each blocking on what
+  // it needs from the outcome (auth ready, the database applied).
   virtual absl::StatusOr<k8s::ReconcileResult> Sync(const ClusterContext& cluster,
                                                     ClusterOutcome& outcome) = 0;
 };

@@ -314,5 +314,67 @@ TEST_CASE("login pods gone from the spec: their Deployment and Service go, the h
   CHECK(f.RemovedEvents(cluster_uid) == 1);
 }
 
+// "<reason>: <message>" of the SlurmCluster's condition `type`, "" while it has none.
+std::string ClusterCondition(k8s::Client& client, const char* type) {
+  absl::StatusOr<std::string> json = client.Get(api::SlurmClusters(), kNamespace, kCluster);
+  if (!json.ok()) return "";
+  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(*json, "SlurmCluster");
+  if (!doc.ok()) return "";
+  const rapidjson::Value* status = k8s::FindMember(*doc, "status");
+  const rapidjson::Value* conditions =
+      status != nullptr ? k8s::FindMember(*status, "conditions") : nullptr;
+  if (conditions == nullptr || !conditions->IsArray()) return "";
+  for (const rapidjson::Value& condition : conditions->GetArray()) {
+    if (k8s::StringMember(condition, "type") == type) {
+      return absl::StrCat(k8s::StringMember(condition, "reason"), ": ",
+                          k8s::StringMember(condition, "message"));
+    }
+  }
+  return "";
+}
+
+TEST_CASE("a component the API server refuses is said in the status; the steps after it run") {
+  Fixture f;
+  // A quota of no load balancers, its usage written as the controller-manager would (none
+  // runs here): the login Service below is refused with 403 "exceeded quota".
+  const std::string quota = "no-load-balancers";
+  (void)Kubectl(f.kube, {"delete", "resourcequota", "-n", kNamespace, quota, "--ignore-not-found"});
+  RequireOk(Kubectl(f.kube,
+                    {"create", "quota", quota, "-n", kNamespace, "--hard=services.loadbalancers=0"})
+                .status());
+  absl::StatusOr<CommandResult> used = Kubectl(
+      f.kube,
+      {"patch", "resourcequota", quota, "-n", kNamespace, "--subresource=status", "--type=merge",
+       "-p",
+       R"({"status":{"hard":{"services.loadbalancers":"0"},"used":{"services.loadbalancers":"0"}}})"});
+  REQUIRE(used.ok());
+  INFO(used->output);
+  REQUIRE(used->exit_code == 0);
+
+  RequireOk(f.client
+                ->Create(k8s::Secrets(), kNamespace,
+                         absl::StrCat(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":")",
+                                      Name("-ssh-keys"), R"("},"data":{"alice":")",
+                                      absl::Base64Escape("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5 alice"),
+                                      R"("}})"))
+                .status());
+  f.CreateCluster(absl::StrCat(R"("login":{"replicas":1,"serviceType":"LoadBalancer",)",
+                               R"("sshKeysSecret":")", Name("-ssh-keys"), R"("})"));
+  std::string login;
+  const bool said = Eventually([&] {
+                      login = ClusterCondition(*f.client, "LoginAvailable");
+                      return absl::StartsWith(login, "ApplyFailed: ");
+                    }).has_value();
+  INFO(login << "\n" << f.controller->process.Output());
+  (void)Kubectl(f.kube, {"delete", "resourcequota", "-n", kNamespace, quota});
+  REQUIRE(said);
+  CHECK(absl::StrContains(login, "exceeded quota"));
+  // The config step, after the login step, still wrote the cluster's slurm.conf, and the
+  // components before it were applied.
+  CHECK(f.Exists(k8s::ConfigMaps(), Name("-slurm-config")));
+  CHECK(f.Exists(k8s::StatefulSets(), Name("-controller")));
+  CHECK(absl::StartsWith(ClusterCondition(*f.client, "ConfigRendered"), "Rendered: "));
+}
+
 }  // namespace
 }  // namespace tidepool::testing
