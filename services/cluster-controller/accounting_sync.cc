@@ -71,7 +71,7 @@ absl::StatusOr<ComponentPlan> AccountingDatabaseStep::Plan(const v1::SlurmCluste
   absl::StatusOr<SecretVerdict> credentials = EnsureCredentials(spec);
   if (!credentials.ok()) return credentials.status();
   if (!credentials->usable) {
-    return Blocked(kCredentialsInvalidReason, std::move(credentials->problem));
+    return Blocked(kCredentialsInvalidReason, std::move(credentials->problem), kSecretRecheck);
   }
   const std::string name = api::AccountingDatabaseName(spec.metadata().name());
   return ComponentPlan{.objects = {{&k8s::Services(), informers_.services, name,
@@ -120,11 +120,12 @@ absl::StatusOr<ComponentPlan> AccountingStep::Plan(const v1::SlurmCluster& spec,
         absl::StrCat("Secret \"", database.credentials_secret, "\"",
                      database.managed ? "" : " (spec.accounting.external.credentialsSecret)",
                      " does not exist in namespace \"", spec.metadata().namespace_(),
-                     "\"; it holds the database's username and password for slurmdbd"));
+                     "\"; it holds the database's username and password for slurmdbd"),
+        kSecretRecheck);
   }
   if (!secret.ok()) return secret.status();
   if (absl::Status usable = CheckCredentialsSecret(*secret); !usable.ok()) {
-    return Blocked(kCredentialsInvalidReason, std::string(usable.message()));
+    return Blocked(kCredentialsInvalidReason, std::string(usable.message()), kSecretRecheck);
   }
   const std::string name = api::AccountingName(spec.metadata().name());
   return ComponentPlan{

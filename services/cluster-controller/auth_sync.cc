@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/log.h"
+#include "component_step.h"
 #include "generated_secret.h"
 #include "k8s/resource.h"
 #include "random_bytes.h"
@@ -53,7 +54,8 @@ absl::StatusOr<k8s::ReconcileResult> AuthStep::Sync(const ClusterContext& cluste
   }
   outcome.ready = problems.empty();
   outcome.error = absl::StrJoin(problems, "; ");
-  return k8s::ReconcileResult{};
+  if (outcome.ready) return k8s::ReconcileResult{};
+  return k8s::ReconcileResult{.requeue_after = kSecretRecheck};
 }
 
 absl::StatusOr<SecretVerdict> AuthStep::EnsureSecret(const ClusterContext& cluster,

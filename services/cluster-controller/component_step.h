@@ -43,6 +43,11 @@ struct ComponentPlan {
 ComponentPlan Blocked(std::string reason, std::string message,
                       absl::Duration recheck_after = absl::ZeroDuration());
 
+// Secrets a cluster names are read, not watched (the controller may not watch every Secret
+// of a namespace): a step waiting on one looks again this often, so creating or fixing it
+// is noticed without another change to the cluster.
+inline constexpr absl::Duration kSecretRecheck = absl::Seconds(30);
+
 // One object a component applies, by kind and name (an OwnedObject without its body).
 struct OwnedName {
   const k8s::ResourceType* type = nullptr;
