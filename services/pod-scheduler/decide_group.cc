@@ -1,6 +1,7 @@
 #include "decide_group.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -23,20 +24,51 @@ struct Members {
   std::string job_name;                   // of the live members' job
 };
 
+bool Listed(const GroupInput& input, const std::function<bool(const SlurmJob&)>& matches) {
+  return std::any_of(input.jobs.begin(), input.jobs.end(), matches);
+}
+
+// Whether members that ended (deleted or finished) were part of a job of the group still
+// listed: one carries an active job's id, or a job is named for them and the live ones
+// together. Others are history (a finished pod of an earlier run, a pending pod deleted and
+// replaced): counting them as lost would cancel every new job of the group, and then
+// delete its live members, again and again.
+bool EndedBelongToListedJob(const GroupInput& input, const std::vector<std::string>& live_uids,
+                            const std::vector<const ScheduledPod*>& ended) {
+  for (const ScheduledPod* member : ended) {
+    if (std::optional<uint32_t> id = AnnotatedJobId(member->pod);
+        id.has_value() &&
+        Listed(input, [&](const SlurmJob& job) { return job.job_id() == *id && JobActive(job); })) {
+      return true;
+    }
+  }
+  std::vector<std::string> uids = live_uids;
+  for (const ScheduledPod* member : ended) uids.push_back(member->pod.uid);
+  const std::string whole = GroupJobNameFor(GroupFingerprint(uids));
+  return Listed(input, [&](const SlurmJob& job) { return job.name() == whole; });
+}
+
+std::string WhyEnded(const GroupInput& input, const ScheduledPod& member) {
+  return member.pod.deleting
+             ? absl::StrCat("pod ", member.pod.name, " of group ", input.group, " is being deleted")
+             : absl::StrCat("pod ", member.pod.name, " of group ", input.group, " has ",
+                            member.pod.phase);
+}
+
 Members Split(const GroupInput& input) {
   Members out;
   std::vector<std::string> uids;
+  std::vector<const ScheduledPod*> ended;
   for (const ScheduledPod* member : input.members) {
-    if (member->pod.deleting) {
-      out.ended =
-          absl::StrCat("pod ", member->pod.name, " of group ", input.group, " is being deleted");
-    } else if (member->Finished()) {
-      out.ended = absl::StrCat("pod ", member->pod.name, " of group ", input.group, " has ",
-                               member->pod.phase);
+    if (member->pod.deleting || member->Finished()) {
+      ended.push_back(member);
     } else {
       out.live.push_back(member);
       uids.push_back(member->pod.uid);
     }
+  }
+  if (!ended.empty() && EndedBelongToListedJob(input, uids, ended)) {
+    out.ended = WhyEnded(input, *ended.back());
   }
   std::sort(out.live.begin(), out.live.end(),
             [](const ScheduledPod* a, const ScheduledPod* b) { return a->pod.name < b->pod.name; });

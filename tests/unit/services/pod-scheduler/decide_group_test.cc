@@ -195,6 +195,34 @@ TEST_CASE("members of a job being cancelled for a lost member wait for its end, 
   }
 }
 
+TEST_CASE("members that ended before the group's job are history, not a lost member") {
+  std::vector<ScheduledPod> pods = {Member("w-0"), Member("w-1"), Member("w-2")};
+  const std::string name = JobNameOf(pods);
+  SECTION("a failed pod of an earlier run, its job ended") {
+    ScheduledPod old = Member("w-old");
+    old.pod.phase = "Failed";
+    old.pod.annotations["tidepool.dev/slurm-job-id"] = "7";
+    pods.push_back(old);
+    const SlurmJob earlier = Job(7, "tidepool-group-0000000000000000", "FAILED");
+    CHECK(Kinds(DecideGroup(Input(pods, {earlier}), Cluster())) ==
+          std::vector<Kind>{Kind::kSubmit});
+    // Its job is the group's: bound, not cancelled and then deleted over and over.
+    const std::vector<Action> actions =
+        DecideGroup(Input(pods, {earlier, Job(8, name, "RUNNING", "n-[01-03]")}), Cluster());
+    CHECK(Kinds(actions) == std::vector<Kind>{Kind::kAnnotateJobId, Kind::kAnnotateJobId,
+                                              Kind::kAnnotateJobId, Kind::kBind, Kind::kBind,
+                                              Kind::kBind});
+  }
+  SECTION("a pending pod deleted, its replacement here") {
+    ScheduledPod replaced = Member("w-gone");
+    replaced.pod.deleting = true;
+    pods.push_back(replaced);
+    CHECK(Kinds(DecideGroup(Input(pods), Cluster())) == std::vector<Kind>{Kind::kSubmit});
+    CHECK(Kinds(DecideGroup(Input(pods, {Job(8, name, "PENDING")}), Cluster())) ==
+          std::vector<Kind>(3, Kind::kAnnotateJobId));
+  }
+}
+
 TEST_CASE("a job of an earlier membership is cancelled") {
   std::vector<ScheduledPod> three = {Member("w-0"), Member("w-1"), Member("w-2")};
   std::vector<Action> actions =
