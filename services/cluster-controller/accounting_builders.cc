@@ -13,6 +13,7 @@
 #include "owned_metadata.h"
 #include "tidepool/contract.h"
 #include "tidepool/naming.h"
+#include "workload_names.h"
 
 namespace tidepool::cluster {
 namespace {
@@ -205,6 +206,12 @@ absl::Status ValidateAccountingSpec(const v1::SlurmCluster& cluster) {
 }
 
 absl::Status ValidateManagedDatabaseSpec(const v1::SlurmCluster& cluster) {
+  if (absl::Status named = CheckStatefulSetName(ClusterName(cluster),
+                                                api::AccountingDatabaseName(ClusterName(cluster)),
+                                                "accounting database");
+      !named.ok()) {
+    return named;
+  }
   if (cluster.spec().images().accounting_database().empty()) {
     return absl::InvalidArgumentError(
         "spec.images.accountingDatabase is empty; name the MariaDB image of the managed "

@@ -14,13 +14,12 @@
 #include "rapidjson/stringbuffer.h"
 #include "tidepool/contract.h"
 #include "tidepool/naming.h"
+#include "workload_names.h"
 
 namespace tidepool::cluster {
 namespace {
 
 using k8s::JsonWriter;
-
-constexpr size_t kMaxDnsLabel = 63;
 
 const std::string& ClusterName(const v1::SlurmCluster& cluster) {
   return cluster.metadata().name();
@@ -145,14 +144,11 @@ absl::StatusOr<int> ControllerReplicas(const v1::SlurmCluster& cluster) {
 }
 
 absl::Status ValidateControllerSpec(const v1::SlurmCluster& cluster) {
-  // The pods' hostnames "<name>-controller-<i>" are DNS labels: 63 characters at most.
-  const std::string longest = api::ControllerPodName(ClusterName(cluster), 1);
-  if (longest.size() > kMaxDnsLabel) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("metadata.name \"", ClusterName(cluster),
-                     "\" is too long for slurmctld's pod names (", longest, " has ", longest.size(),
-                     " characters, at most ", kMaxDnsLabel, " are allowed); use a name of at most ",
-                     kMaxDnsLabel - (longest.size() - ClusterName(cluster).size()), " characters"));
+  // Also keeps the pods' hostnames "<name>-controller-<i>" within a DNS label (63).
+  if (absl::Status named = CheckStatefulSetName(
+          ClusterName(cluster), api::ControllerName(ClusterName(cluster)), "slurmctld");
+      !named.ok()) {
+    return named;
   }
   if (absl::StatusOr<int> replicas = ControllerReplicas(cluster); !replicas.ok()) {
     return replicas.status();

@@ -82,6 +82,13 @@ TEST_CASE("an accounting spec that cannot work is refused naming the field") {
   CHECK(absl::StrContains(ValidateManagedDatabaseSpec(no_db_image).message(),
                           "spec.images.accountingDatabase"));
 
+  v1::SlurmCluster long_name = Managed();
+  long_name.mutable_metadata()->set_name(std::string(38, 'a'));  // aaa…-accounting-db: 52
+  CHECK(ValidateManagedDatabaseSpec(long_name).ok());
+  long_name.mutable_metadata()->set_name(std::string(39, 'a'));
+  CHECK(absl::StrContains(ValidateManagedDatabaseSpec(long_name).message(),
+                          "use a name of at most 38 characters"));
+
   v1::SlurmCluster bad_size = Managed();
   bad_size.mutable_spec()->mutable_accounting()->mutable_managed()->set_size("lots");
   CHECK(absl::StrContains(ValidateManagedDatabaseSpec(bad_size).message(),

@@ -153,7 +153,8 @@ TEST_CASE("a controller spec the builders cannot use is refused naming the field
          c.mutable_spec()->mutable_controller()->mutable_state_save()->set_size("0");
        },
        "spec.controller.stateSave.size"},
-      {[](v1::SlurmCluster& c) { c.mutable_metadata()->set_name(std::string(51, 'a')); },
+      // Its pods' names would fit (50), its StatefulSet's revision label would not.
+      {[](v1::SlurmCluster& c) { c.mutable_metadata()->set_name(std::string(42, 'a')); },
        "metadata.name"},
   };
   for (const Case& c : cases) {
@@ -166,10 +167,13 @@ TEST_CASE("a controller spec the builders cannot use is refused naming the field
   }
 }
 
-TEST_CASE("a cluster name that just fits slurmctld's pod names is accepted") {
+TEST_CASE("a cluster name that just fits the slurmctld StatefulSet is accepted") {
   v1::SlurmCluster cluster = Cluster();
-  cluster.mutable_metadata()->set_name(std::string(50, 'a'));
+  cluster.mutable_metadata()->set_name(std::string(41, 'a'));  // aaa…-controller: 52
   CHECK(ValidateControllerSpec(cluster).ok());
+  cluster.mutable_metadata()->set_name(std::string(42, 'a'));
+  const absl::Status status = ValidateControllerSpec(cluster);
+  CHECK(absl::StrContains(status.message(), "use a name of at most 41 characters"));
 }
 
 TEST_CASE("a StatefulSet's readiness is read from its status") {
