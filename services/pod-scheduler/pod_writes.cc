@@ -27,8 +27,17 @@ std::string BindingJson(const api::PodView& pod, const std::string& node) {
   });
 }
 
-std::string JobIdPatchJson(uint32_t job_id) {
-  return k8s::AnnotationMergePatch(api::kSlurmJobIdAnnotation, absl::StrCat(job_id));
+std::string JobIdPatchJson(const api::PodView& pod, uint32_t job_id) {
+  return k8s::JsonObject([&](k8s::JsonWriter& w) {
+    w.Key("metadata");
+    w.StartObject();
+    k8s::WriteStringMember(w, "uid", pod.uid);
+    w.Key("annotations");
+    w.StartObject();
+    k8s::WriteStringMember(w, api::kSlurmJobIdAnnotation, absl::StrCat(job_id));
+    w.EndObject();
+    w.EndObject();
+  });
 }
 
 std::string UnschedulableStatusJson(const api::PodView& pod, const std::string& reason,
@@ -49,7 +58,7 @@ absl::Status BindPod(k8s::Client& client, const api::PodView& pod, const std::st
 
 absl::Status AnnotateJobId(k8s::Client& client, const api::PodView& pod, uint32_t job_id) {
   return client
-      .MergePatch(k8s::Pods(), pod.ns, pod.name, JobIdPatchJson(job_id),
+      .MergePatch(k8s::Pods(), pod.ns, pod.name, JobIdPatchJson(pod, job_id),
                   {.field_manager = kFieldManager})
       .status();
 }

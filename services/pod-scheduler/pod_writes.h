@@ -18,6 +18,8 @@ inline constexpr char kFieldManager[] = "tidepool-pod-scheduler";
 
 // POST pods/<name>/binding (the API server checks the uid and that the pod is unbound).
 absl::Status BindPod(k8s::Client& client, const api::PodView& pod, const std::string& node);
+// A merge patch carrying the pod's uid: the API server refuses it (422, metadata.uid is
+// immutable) for another pod of the same name, which must not be given this pod's job.
 absl::Status AnnotateJobId(k8s::Client& client, const api::PodView& pod, uint32_t job_id);
 // PodScheduled=False with reason and message (server-side apply of pods/status, which
 // merges conditions by type).
@@ -29,7 +31,7 @@ absl::Status DeletePod(k8s::Client& client, const api::PodView& pod);
 
 // The JSON bodies (pure, for tests).
 std::string BindingJson(const api::PodView& pod, const std::string& node);
-std::string JobIdPatchJson(uint32_t job_id);
+std::string JobIdPatchJson(const api::PodView& pod, uint32_t job_id);
 std::string UnschedulableStatusJson(const api::PodView& pod, const std::string& reason,
                                     const std::string& message, absl::Time now);
 

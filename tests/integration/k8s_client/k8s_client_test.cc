@@ -376,6 +376,24 @@ data:
   CHECK(bad_patch.code() == absl::StatusCode::kInvalidArgument);
   CHECK(absl::IsNotFound(
       client->MergePatch(ConfigMaps(), "default", name + "-missing", R"({"data":{}})").status()));
+
+  // A merge patch carrying metadata.uid writes only the object of that uid (pod-scheduler
+  // annotates a pod's job id so): another object of the same name refuses it, unchanged.
+  const absl::Status other_uid =
+      client
+          ->MergePatch(ConfigMaps(), "default", name,
+                       R"({"metadata":{"uid":"00000000-0000-0000-0000-000000000000"},)"
+                       R"("data":{"answer":"4"}})")
+          .status();
+  INFO(other_uid.ToString());
+  CHECK(IsInvalid(other_uid));  // 422: metadata.uid is immutable
+  CHECK(absl::StrContains(other_uid.message(), "metadata.uid"));
+  CHECK(Answer(RequireOk(client->Get(ConfigMaps(), "default", name))) == "3");
+  absl::StatusOr<ObjectMeta> meta = ParseObjectMeta(patched);
+  REQUIRE(meta.ok());
+  CHECK(Answer(RequireOk(client->MergePatch(ConfigMaps(), "default", name,
+                                            absl::StrCat(R"({"metadata":{"uid":")", meta->uid,
+                                                         R"("},"data":{"answer":"5"}})")))) == "5");
 }
 
 TEST_CASE("status and scale subresources of a custom resource") {
