@@ -22,12 +22,21 @@ bool OfPod(const SlurmJob& job, const std::string& uid) {
   return job_uid.has_value() && *job_uid == uid;
 }
 
+// The pod group the pod is placed with: none once it runs bound under a job of its own.
+std::optional<std::string> GroupOf(const DecisionInput& input) {
+  if (input.pod == nullptr || PlacedAsSinglePod(input.jobs, input.pod->pod)) {
+    return std::nullopt;
+  }
+  return PodGroupOf(input.pod->pod);
+}
+
 // Why the pod has no single-pod job (any it has is cancelled); "" while it should.
-std::string PodEnd(const ScheduledPod* pod) {
+std::string PodEnd(const DecisionInput& input) {
+  const ScheduledPod* pod = input.pod;
   if (pod == nullptr) return "its pod is gone";
   if (pod->pod.deleting) return "its pod is being deleted";
   if (pod->Finished()) return absl::StrCat("its pod has ", pod->pod.phase);
-  if (std::optional<std::string> group = PodGroupOf(pod->pod)) {
+  if (std::optional<std::string> group = GroupOf(input)) {
     return absl::StrCat("its pod belongs to pod group ", *group);
   }
   return "";
@@ -86,7 +95,7 @@ std::vector<Action> WithoutJob(const ScheduledPod& pod, const DecisionInput& inp
 
 std::vector<Action> Decide(const DecisionInput& input, const ClusterView& cluster) {
   std::vector<Action> actions;
-  const std::string pod_end = PodEnd(input.pod);
+  const std::string pod_end = PodEnd(input);
   std::vector<const SlurmJob*> own;
   for (const SlurmJob& job : input.jobs) {
     const bool ours = pod_end.empty() && OfPod(job, input.pod->pod.uid);
@@ -97,7 +106,7 @@ std::vector<Action> Decide(const DecisionInput& input, const ClusterView& cluste
           job, pod_end.empty() ? "it belongs to an earlier pod of this name" : pod_end));
     }
   }
-  if (input.pod != nullptr && PodGroupOf(input.pod->pod).has_value() && !input.pod->pod.deleting &&
+  if (input.pod != nullptr && GroupOf(input).has_value() && !input.pod->pod.deleting &&
       !input.pod->Finished()) {
     std::vector<Action> next = ForGroupMember(*input.pod);
     actions.insert(actions.end(), next.begin(), next.end());

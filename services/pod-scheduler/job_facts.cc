@@ -1,10 +1,12 @@
 #include "job_facts.h"
 
+#include <algorithm>
 #include <set>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "job_identity.h"
 #include "slurm/hostlist/hostlist.h"
 #include "tidepool/contract.h"
 
@@ -51,6 +53,14 @@ bool AlreadyMarkedInvalid(const api::PodView& pod, const std::string& message,
   return it != pod.conditions.end() && it->second.status == "False" &&
          it->second.reason == (reason.empty() ? api::kInvalidPlacementReason : reason) &&
          it->second.message == message;
+}
+
+bool PlacedAsSinglePod(const std::vector<SlurmJob>& pod_jobs, const api::PodView& pod) {
+  if (pod.node_name.empty()) return false;
+  return std::any_of(pod_jobs.begin(), pod_jobs.end(), [&](const SlurmJob& job) {
+    const std::optional<std::string> job_uid = PodUidOfJobName(job.name());
+    return job_uid.has_value() && *job_uid == pod.uid && JobActive(job);
+  });
 }
 
 const SlurmJob* PrimaryJob(const std::vector<const SlurmJob*>& jobs) {

@@ -25,6 +25,12 @@ std::string JobStates(const tidepool::v1::SlurmJob& job);  // "CANCELLED+COMPLET
 // The job's nodes expanded ("n-[01-02]" → n-01, n-02); empty when unreadable.
 std::vector<std::string> JobNodes(const tidepool::v1::SlurmJob& job);
 
+// The pod is bound and has an active single-pod job (tidepool-pod-<uid>) among `pod_jobs`:
+// it stays a single pod whatever pod group it names later (annotations can change; moving
+// it into a group would cancel the job it runs under).
+bool PlacedAsSinglePod(const std::vector<tidepool::v1::SlurmJob>& pod_jobs,
+                       const api::PodView& pod);
+
 // tidepool.dev/slurm-job-id of the pod, when it holds a job id.
 std::optional<uint32_t> AnnotatedJobId(const api::PodView& pod);
 // PodScheduled is already False with this reason (kInvalidPlacementReason unless given)

@@ -300,7 +300,9 @@ absl::StatusOr<k8s::ReconcileResult> PodSync::ReconcileGroup(const std::string& 
   std::vector<ScheduledPod> members;
   for (const k8s::CachedObjectPtr& object : context_.informers.pods->ListNamespace(ns)) {
     absl::StatusOr<ScheduledPod> pod = ScheduledPodOf(*object);
-    if (pod.ok() && pod->scheduler_name == scheduler && PodGroupOf(pod->pod) == group) {
+    // A pod that runs under a job of its own stays out of a group it names later.
+    if (pod.ok() && pod->scheduler_name == scheduler && PodGroupOf(pod->pod) == group &&
+        !PlacedAsSinglePod(context_.jobs->JobsOf(object->meta.Key()), pod->pod)) {
       members.push_back(*std::move(pod));
     }
   }

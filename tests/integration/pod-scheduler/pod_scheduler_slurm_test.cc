@@ -296,6 +296,27 @@ TEST_CASE("pods become Slurm jobs, are bound where Slurm runs them and torn down
     CHECK(cancelled);
   }
 
+  SECTION("a running pod that names a pod group later keeps its job and its Node") {
+    uids.push_back(CreatePod(ns, "joins"));
+    const uint32_t id = WaitBound(ns, "joins", scheduler);
+    RequireOk(ns.client()
+                  .MergePatch(k8s::Pods(), ns.name(), "joins",
+                              R"({"metadata":{"annotations":{"tidepool.dev/pod-group":"late",)"
+                              R"("tidepool.dev/pod-group-size":"2"}}})")
+                  .status());
+    // Longer than a missing job is waited for (9 s): neither the pod's sync nor the
+    // group's may take it for a group member without its job.
+    const bool disturbed = WaitUntil(
+        [&] {
+          std::optional<std::string> pod = ns.Pod("joins");
+          return !pod.has_value() || k8s::ParseObjectMeta(*pod)->deleting ||
+                 FirstState(syncer.Job(id)) != "RUNNING";
+        },
+        absl::Seconds(15));
+    INFO(scheduler.Output());
+    CHECK_FALSE(disturbed);
+  }
+
   SECTION("a job cancelled in Slurm deletes its pod with the reason") {
     uids.push_back(CreatePod(ns, "cancelled"));
     const uint32_t id = WaitBound(ns, "cancelled", scheduler);

@@ -171,6 +171,17 @@ TEST_CASE("a group member gets no job of its own; a bad group name marks it") {
   CHECK(absl::StrContains(actions[0].message, "annotation tidepool.dev/pod-group: \"Train!\""));
 }
 
+TEST_CASE("a pod bound under its own job stays a single pod when it names a group later") {
+  ScheduledPod pod = Pod();
+  pod.pod.node_name = "node-b";
+  pod.pod.annotations["tidepool.dev/slurm-job-id"] = "7";
+  pod.pod.annotations["tidepool.dev/pod-group"] = "train";
+  // Its running job is neither cancelled nor is the pod deleted; nothing is to be done.
+  CHECK(Decide({.pod = &pod, .jobs = {Job(7, "RUNNING", "uid-1", "n-02")}, .jobs_view_fresh = true},
+               Cluster())
+            .empty());
+}
+
 TEST_CASE("a pod someone else bound, without a job, is left alone") {
   ScheduledPod pod = Pod();
   pod.pod.node_name = "node-x";
