@@ -54,7 +54,9 @@ std::optional<absl::Time> ConfigMapWrittenAt(absl::string_view config_map_json) 
 
 absl::Duration WaitLeft(std::optional<absl::Time> since, absl::Duration delay, absl::Time now) {
   if (!since.has_value()) return absl::ZeroDuration();
-  return *since + delay - now;
+  // A written-at time in the future (another replica's clock ahead, an edited annotation)
+  // waits no longer than the delay itself.
+  return std::min(*since + delay - now, delay);
 }
 
 }  // namespace tidepool::cluster

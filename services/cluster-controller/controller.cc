@@ -220,9 +220,7 @@ void ClusterController::Enqueue(const std::string& key) {
 }
 
 std::set<std::string> ClusterController::ClustersOnNode(const std::string& node) {
-  absl::MutexLock lock(&mutex_);
-  auto it = clusters_on_node_.find(node);
-  return it != clusters_on_node_.end() ? it->second : std::set<std::string>();
+  return placements_.ClustersOn(node);
 }
 
 void ClusterController::AddHandlers() {
@@ -243,22 +241,27 @@ void ClusterController::AddHandlers() {
                                &disruption_budgets_, &claims_}) {
     owned->AddHandlers(by(ClusterOfLabelled));
   }
-  k8s::InformerHandlers pod_handlers = by([this](const k8s::CachedObject& pod) {
-    const std::string key = ClusterOfLabelled(pod);
-    const std::string node = NodeNameOfPod(pod);
-    if (!node.empty() && !key.empty()) {
-      absl::MutexLock lock(&mutex_);
-      clusters_on_node_[node].insert(key);
-    }
-    return key;
-  });
-  pod_handlers.on_update = [this, on_update = pod_handlers.on_update](
+  k8s::InformerHandlers pod_handlers = by(ClusterOfLabelled);
+  const auto place = [this](const k8s::CachedObject& pod) {
+    placements_.Place(pod.meta.Key(), NodeNameOfPod(pod), ClusterOfLabelled(pod));
+  };
+  pod_handlers.on_add = [place, on_add = pod_handlers.on_add](const k8s::CachedObjectPtr& pod) {
+    place(*pod);
+    on_add(pod);
+  };
+  pod_handlers.on_update = [place, on_update = pod_handlers.on_update](
                                const k8s::CachedObjectPtr& before,
                                const k8s::CachedObjectPtr& after) {
+    place(*after);
     // slurm-syncer's writes (a pod's Slurm state, its eviction gate) feed no sync.
     if (PodChangeMatters(*before, *after)) {
       on_update(before, after);
     }
+  };
+  pod_handlers.on_delete = [this,
+                            on_delete = pod_handlers.on_delete](const k8s::CachedObjectPtr& pod) {
+    placements_.Remove(pod->meta.Key());
+    on_delete(pod);
   };
   pods_.AddHandlers(std::move(pod_handlers));
   auto on_node = [this](const k8s::CachedObjectPtr& node) {

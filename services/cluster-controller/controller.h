@@ -25,6 +25,7 @@
 #include "k8s/informer.h"
 #include "k8s/leader_election.h"
 #include "k8s/leadership.h"
+#include "pod_placements.h"
 #include "prometheus/counter.h"
 #include "prometheus/gauge.h"
 #include "prometheus/registry.h"
@@ -104,9 +105,7 @@ class ClusterController {
   std::unique_ptr<k8s::LeaseClient> leases_;
   k8s::Leadership leadership_;
 
-  absl::Mutex mutex_;
-  // Kubernetes Node → cluster keys with a slurmd pod on it (from pod events).
-  std::map<std::string, std::set<std::string>> clusters_on_node_ ABSL_GUARDED_BY(mutex_);
+  PodPlacements placements_;  // Kubernetes Node → clusters with a pod on it
 };
 
 }  // namespace tidepool::cluster

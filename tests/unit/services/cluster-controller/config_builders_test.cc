@@ -54,6 +54,8 @@ TEST_CASE("reconfigure waits out the propagation delay from the ConfigMap's writ
   CHECK(WaitLeft(kWritten, delay, kWritten + absl::Seconds(6)) <= absl::ZeroDuration());
   // Written by a controller that kept no time: long propagated.
   CHECK(WaitLeft(std::nullopt, delay, kWritten) == absl::ZeroDuration());
+  // Written "in an hour" (a clock ahead, an edited annotation): no longer than the delay.
+  CHECK(WaitLeft(kWritten + absl::Hours(1), delay, kWritten) == delay);
 }
 
 TEST_CASE("a pod's config-hash annotation patch") {
