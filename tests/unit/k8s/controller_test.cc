@@ -283,7 +283,12 @@ TEST_CASE("every reconcile is reported with its result and its time on the clock
   };
   Controller controller(reconciler, &clock, options);
   controller.Start();
+  // One after the other: with two workers, the key reconciled first gets the scripted error.
   controller.Enqueue("ns/a");
+  REQUIRE(WaitFor([&] {
+    absl::MutexLock lock(&mutex);
+    return results.size() == 1;
+  }));
   controller.Enqueue("ns/b");
   REQUIRE(WaitFor([&] {
     absl::MutexLock lock(&mutex);
