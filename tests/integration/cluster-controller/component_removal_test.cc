@@ -180,6 +180,17 @@ struct Fixture {
     }
     return n;
   }
+  // <cluster>-ssh-keys with one login user, alice.
+  void CreateSshKeysSecret() {
+    RequireOk(
+        client
+            ->Create(k8s::Secrets(), kNamespace,
+                     absl::StrCat(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":")",
+                                  Name("-ssh-keys"), R"("},"data":{"alice":")",
+                                  absl::Base64Escape("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5 alice"),
+                                  R"("}})"))
+            .status());
+  }
   void SetAccounting(bool enabled) {
     RequireOk(client
                   ->MergePatch(api::SlurmClusters(), kNamespace, kCluster,
@@ -273,13 +284,7 @@ TEST_CASE("accounting disabled: slurmdbd and the managed database go, their data
 
 TEST_CASE("login pods gone from the spec: their Deployment and Service go, the host key stays") {
   Fixture f;
-  RequireOk(f.client
-                ->Create(k8s::Secrets(), kNamespace,
-                         absl::StrCat(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":")",
-                                      Name("-ssh-keys"), R"("},"data":{"alice":")",
-                                      absl::Base64Escape("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5 alice"),
-                                      R"("}})"))
-                .status());
+  f.CreateSshKeysSecret();
   f.CreateCluster(
       absl::StrCat(R"("login":{"replicas":1,"sshKeysSecret":")", Name("-ssh-keys"), R"("})"));
   const std::string cluster_uid = f.Uid(api::SlurmClusters(), kCluster);
@@ -351,13 +356,7 @@ TEST_CASE("a component the API server refuses is said in the status; the steps a
   INFO(used->output);
   REQUIRE(used->exit_code == 0);
 
-  RequireOk(f.client
-                ->Create(k8s::Secrets(), kNamespace,
-                         absl::StrCat(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":")",
-                                      Name("-ssh-keys"), R"("},"data":{"alice":")",
-                                      absl::Base64Escape("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5 alice"),
-                                      R"("}})"))
-                .status());
+  f.CreateSshKeysSecret();
   f.CreateCluster(absl::StrCat(R"("login":{"replicas":1,"serviceType":"LoadBalancer",)",
                                R"("sshKeysSecret":")", Name("-ssh-keys"), R"("})"));
   std::string login;
