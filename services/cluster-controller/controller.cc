@@ -224,7 +224,7 @@ std::set<std::string> ClusterController::ClustersOnNode(const std::string& node)
 }
 
 void ClusterController::AddHandlers() {
-  auto by = [this](std::function<std::string(const k8s::CachedObject&)> key_of) {
+  auto by = [this](const std::function<std::string(const k8s::CachedObject&)>& key_of) {
     return k8s::InformerHandlers{
         .on_add = [this, key_of](const k8s::CachedObjectPtr& o) { Enqueue(key_of(*o)); },
         .on_update =

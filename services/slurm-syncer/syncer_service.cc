@@ -168,8 +168,9 @@ grpc::Status SyncerService::WatchNodes(grpc::ServerContext* context, const v1::W
   if (grpc::Status denied = authorizer_.Check(*context, Method("WatchNodes")); !denied.ok()) {
     return denied;
   }
-  if (ending_streams_)
+  if (ending_streams_) {
     return grpc::Status(grpc::StatusCode::UNAVAILABLE, "slurm-syncer is stopping");
+  }
   std::shared_ptr<Subscription<Node>> subscription = nodes_.Subscribe();
   return StreamFeed(context, writer, *subscription, ending_streams_, AddNodeChange,
                     [](const Node&) { return true; });
@@ -269,8 +270,9 @@ grpc::Status SyncerService::WatchJobs(grpc::ServerContext* context,
   if (grpc::Status denied = authorizer_.Check(*context, Method("WatchJobs")); !denied.ok()) {
     return denied;
   }
-  if (ending_streams_)
+  if (ending_streams_) {
     return grpc::Status(grpc::StatusCode::UNAVAILABLE, "slurm-syncer is stopping");
+  }
   const std::set<slurm::rest::JobId> wanted(request->job_ids().begin(), request->job_ids().end());
   std::shared_ptr<Subscription<Job>> subscription = jobs_.Subscribe();
   job_poller_.Wake();
