@@ -17,11 +17,6 @@ namespace {
 
 using tidepool::v1::SlurmJob;
 
-bool OfPod(const SlurmJob& job, const std::string& uid) {
-  std::optional<std::string> job_uid = PodUidOfJobName(job.name());
-  return job_uid.has_value() && *job_uid == uid;
-}
-
 // The pod group the pod is placed with: none once it runs bound under a job of its own.
 std::optional<std::string> GroupOf(const DecisionInput& input) {
   if (input.pod == nullptr || PlacedAsSinglePod(input.jobs, input.pod->pod)) {
@@ -98,7 +93,7 @@ std::vector<Action> Decide(const DecisionInput& input, const ClusterView& cluste
   const std::string pod_end = PodEnd(input);
   std::vector<const SlurmJob*> own;
   for (const SlurmJob& job : input.jobs) {
-    const bool ours = pod_end.empty() && OfPod(job, input.pod->pod.uid);
+    const bool ours = pod_end.empty() && IsJobOfPod(job, input.pod->pod.uid);
     if (ours) {
       own.push_back(&job);
     } else if (JobActive(job)) {

@@ -55,11 +55,15 @@ bool AlreadyMarkedInvalid(const api::PodView& pod, const std::string& message,
          it->second.message == message;
 }
 
+bool IsJobOfPod(const SlurmJob& job, absl::string_view uid) {
+  const std::optional<std::string> job_uid = PodUidOfJobName(job.name());
+  return job_uid.has_value() && *job_uid == uid;
+}
+
 bool PlacedAsSinglePod(const std::vector<SlurmJob>& pod_jobs, const api::PodView& pod) {
   if (pod.node_name.empty()) return false;
   return std::any_of(pod_jobs.begin(), pod_jobs.end(), [&](const SlurmJob& job) {
-    const std::optional<std::string> job_uid = PodUidOfJobName(job.name());
-    return job_uid.has_value() && *job_uid == pod.uid && JobActive(job);
+    return IsJobOfPod(job, pod.uid) && JobActive(job);
   });
 }
 

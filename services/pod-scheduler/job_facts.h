@@ -25,6 +25,8 @@ std::string JobStates(const tidepool::v1::SlurmJob& job);  // "CANCELLED+COMPLET
 // The job's nodes expanded ("n-[01-02]" → n-01, n-02); empty when unreadable.
 std::vector<std::string> JobNodes(const tidepool::v1::SlurmJob& job);
 
+// The job is the single-pod job of the pod of `uid` (named tidepool-pod-<uid>).
+bool IsJobOfPod(const tidepool::v1::SlurmJob& job, absl::string_view uid);
 // The pod is bound and has an active single-pod job (tidepool-pod-<uid>) among `pod_jobs`:
 // it stays a single pod whatever pod group it names later (annotations can change; moving
 // it into a group would cancel the job it runs under).
