@@ -20,6 +20,7 @@
 #include "login_sync.h"
 #include "restapi_sync.h"
 #include "teardown.h"
+#include "tidepool/cluster_ref.h"
 #include "tidepool/naming.h"
 #include "tidepool/node_view.h"
 #include "tidepool/pod_view.h"
@@ -41,12 +42,7 @@ k8s::InformerOptions Labelled(absl::string_view component,
 
 // "namespace/<spec.clusterRef.name>" of a NodeSet, "" when unreadable.
 std::string ClusterOfNodeSet(const k8s::CachedObject& object) {
-  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(object.json, "NodeSet");
-  if (!doc.ok()) return "";
-  const rapidjson::Value* spec = k8s::FindMember(*doc, "spec");
-  const rapidjson::Value* ref = spec != nullptr ? k8s::FindMember(*spec, "clusterRef") : nullptr;
-  if (ref == nullptr) return "";
-  return absl::StrCat(object.meta.ns, "/", k8s::StringMember(*ref, "name"));
+  return api::NodeSetClusterKey(object.meta.ns, object.json);
 }
 
 // "namespace/<tidepool.dev/cluster label>", "" without the label.
@@ -115,10 +111,10 @@ ClusterController::ClusterController(k8s::Client& client,
                         .Help("Reconfigure calls to the syncer by result (ok, error)")
                         .Register(registry)),
       leader_(common::RegisterLeaderGauge(registry, kService)),
-      clusters_(client, api::SlurmClusters(), options_.watch_namespace),
-      node_sets_(client, api::NodeSets(), options_.watch_namespace),
+      clusters_(client, api::SlurmClusters(), options_.served.watch_namespace()),
+      node_sets_(client, api::NodeSets(), options_.served.watch_namespace()),
       // Pods and Nodes are parsed to their views once, when stored, not on every sync.
-      pods_(client, k8s::Pods(), options_.watch_namespace,
+      pods_(client, k8s::Pods(), options_.served.watch_namespace(),
             Labelled(api::kSlurmdComponent, api::PodViewForCache)),
       nodes_(client, k8s::Nodes(), "",
              {.parse_view = api::NodeViewForCache,
@@ -126,18 +122,18 @@ ClusterController::ClusterController(k8s::Client& client,
               .keep_viewed_labels = false}),
       // The rendered configuration's and the login users' (labelled with the login component).
       config_maps_(
-          client, k8s::ConfigMaps(), options_.watch_namespace,
+          client, k8s::ConfigMaps(), options_.served.watch_namespace(),
           {.label_selector = absl::StrCat(api::kComponentLabel, " in (", api::kSlurmConfigComponent,
                                           ",", api::kLoginComponent, ")")}),
-      stateful_sets_(client, k8s::StatefulSets(), options_.watch_namespace,
+      stateful_sets_(client, k8s::StatefulSets(), options_.served.watch_namespace(),
                      {.label_selector = api::kClusterLabel}),
-      deployments_(client, k8s::Deployments(), options_.watch_namespace,
+      deployments_(client, k8s::Deployments(), options_.served.watch_namespace(),
                    {.label_selector = api::kClusterLabel}),
-      services_(client, k8s::Services(), options_.watch_namespace,
+      services_(client, k8s::Services(), options_.served.watch_namespace(),
                 {.label_selector = api::kClusterLabel}),
-      disruption_budgets_(client, k8s::PodDisruptionBudgets(), options_.watch_namespace,
+      disruption_budgets_(client, k8s::PodDisruptionBudgets(), options_.served.watch_namespace(),
                           {.label_selector = api::kClusterLabel}),
-      claims_(client, k8s::PersistentVolumeClaims(), options_.watch_namespace,
+      claims_(client, k8s::PersistentVolumeClaims(), options_.served.watch_namespace(),
               {.label_selector = api::kClusterLabel}),
       events_(client, {.reporting_controller = "tidepool.dev/cluster-controller",
                        .reporting_instance = options_.leadership.identity.empty()
@@ -155,7 +151,7 @@ ClusterController::ClusterController(k8s::Client& client,
                 .workers = options_.workers,
                 .caches_synced = [this] { return Synced(); },
                 .caches_current = [this] { return CachesCurrent(); },
-                .all_keys = [this] { return clusters_.Keys(); },
+                .all_keys = [this] { return ServedKeys(); },
                 .on_result =
                     [this](const std::string& key,
                            const absl::StatusOr<k8s::ReconcileResult>& result, absl::Duration) {
@@ -216,7 +212,14 @@ bool ClusterController::Synced() {
 absl::Status ClusterController::CachesCurrent() { return k8s::CachesCurrent(AllInformers()); }
 
 void ClusterController::Enqueue(const std::string& key) {
-  if (!key.empty() && key.back() != '/') runtime_.Enqueue(key);
+  if (key.empty() || key.back() == '/' || !options_.served.Serves(key)) return;
+  runtime_.Enqueue(key);
+}
+
+std::vector<std::string> ClusterController::ServedKeys() {
+  std::vector<std::string> keys = clusters_.Keys();
+  std::erase_if(keys, [this](const std::string& key) { return !options_.served.Serves(key); });
+  return keys;
 }
 
 std::set<std::string> ClusterController::ClustersOnNode(const std::string& node) {

@@ -13,6 +13,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -30,6 +31,7 @@
 #include "prometheus/gauge.h"
 #include "prometheus/registry.h"
 #include "sync.h"
+#include "tidepool/served_cluster.h"
 #include "tidepool/syncer_client.h"
 #include "tidepool/v1/renderer.grpc.pb.h"
 
@@ -53,7 +55,9 @@ struct ConfigLoopOptions {
   // How long slurmctld may take to load a reconfigure before it is sent again.
   absl::Duration load_timeout = absl::Seconds(30);
   absl::Duration rpc_timeout = absl::Seconds(20);
-  std::string watch_namespace;  // "" = all
+  // The SlurmCluster this release serves (--slurm_cluster; default every one) and the
+  // namespace watched.
+  api::ServedCluster served;
   int workers = 2;
   std::string field_manager = "tidepool-cluster-controller";
   k8s::LeadershipOptions leadership;
@@ -78,7 +82,9 @@ class ClusterController {
 
  private:
   void AddHandlers();
+  // Keys of clusters this release does not serve are dropped (options_.served).
   void Enqueue(const std::string& key);
+  std::vector<std::string> ServedKeys();
   // Clusters with a slurmd pod on the Kubernetes Node `node`.
   std::set<std::string> ClustersOnNode(const std::string& node);
   ClusterInformers Informers();

@@ -15,7 +15,11 @@ ABSL_FLAG(absl::Duration, config_propagation_delay, absl::Seconds(5),
 ABSL_FLAG(absl::Duration, config_load_timeout, absl::Seconds(30),
           "how long slurmctld may take to load a reconfigure (with the load check) before it "
           "is sent again; each further send waits twice as long, up to 10m");
-ABSL_FLAG(std::string, watch_namespace, "", "Only SlurmClusters in this namespace; empty: all");
+ABSL_FLAG(std::string, watch_namespace, "",
+          "Only SlurmClusters in this namespace; empty: --slurm_cluster's namespace, or all");
+ABSL_FLAG(std::string, slurm_cluster, "",
+          "<namespace>/<name> of the one SlurmCluster this release serves (its slurm-syncer's); "
+          "every other cluster is left to the release that serves it. Empty: every cluster");
 ABSL_FLAG(std::vector<std::string>, controller_hosts, {},
           "SlurmctldHost entries for rendered configs; empty: <cluster>-controller-N");
 ABSL_FLAG(std::string, gpu_device_prefix, "",
@@ -88,6 +92,9 @@ absl::StatusOr<ControllerSettings> BuildControllerSettings(const RawControllerFl
     return absl::InvalidArgumentError(absl::StrCat("--cluster_domain=\"", raw.cluster_domain,
                                                    "\" is not a DNS domain such as cluster.local"));
   }
+  absl::StatusOr<api::ServedCluster> served =
+      api::ServedCluster::FromFlags(raw.slurm_cluster, raw.watch_namespace);
+  if (!served.ok()) return served.status();
   ControllerSettings settings{.client = raw.client,
                               .renderer_address = raw.renderer_address,
                               .syncer_address = raw.syncer_address};
@@ -99,7 +106,7 @@ absl::StatusOr<ControllerSettings> BuildControllerSettings(const RawControllerFl
   settings.loop.cluster_domain = raw.cluster_domain;
   settings.loop.propagation_delay = raw.propagation_delay;
   settings.loop.load_timeout = raw.load_timeout;
-  settings.loop.watch_namespace = raw.watch_namespace;
+  settings.loop.served = *std::move(served);
   settings.loop.leadership = {.enabled = raw.leader_election.enabled,
                               .lease_namespace = raw.leader_election.lease_namespace,
                               .lease_name = "cluster-controller"};
@@ -120,6 +127,7 @@ RawControllerFlags ReadControllerFlags() {
           .propagation_delay = absl::GetFlag(FLAGS_config_propagation_delay),
           .load_timeout = absl::GetFlag(FLAGS_config_load_timeout),
           .watch_namespace = absl::GetFlag(FLAGS_watch_namespace),
+          .slurm_cluster = absl::GetFlag(FLAGS_slurm_cluster),
           .leader_election = k8s::ReadLeaderElectionFlags(),
           .controller_hosts = absl::GetFlag(FLAGS_controller_hosts),
           .gpu_device_prefix = absl::GetFlag(FLAGS_gpu_device_prefix),

@@ -18,6 +18,7 @@ ABSL_DECLARE_FLAG(std::string, syncer_address);
 ABSL_DECLARE_FLAG(absl::Duration, config_propagation_delay);
 ABSL_DECLARE_FLAG(absl::Duration, config_load_timeout);
 ABSL_DECLARE_FLAG(std::string, watch_namespace);
+ABSL_DECLARE_FLAG(std::string, slurm_cluster);
 ABSL_DECLARE_FLAG(std::vector<std::string>, controller_hosts);
 ABSL_DECLARE_FLAG(std::string, gpu_device_prefix);
 ABSL_DECLARE_FLAG(std::string, cgroup_plugin);
@@ -34,6 +35,7 @@ struct RawControllerFlags {
   absl::Duration propagation_delay;
   absl::Duration load_timeout = absl::Seconds(30);
   std::string watch_namespace;
+  std::string slurm_cluster;
   k8s::LeaderElectionFlags leader_election;
   std::vector<std::string> controller_hosts;
   std::string gpu_device_prefix;

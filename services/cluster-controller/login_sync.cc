@@ -123,18 +123,18 @@ absl::StatusOr<ComponentPlan> LoginStep::Plan(const v1::SlurmCluster& spec,
   absl::StatusOr<std::string> keys =
       client().Get(k8s::Secrets(), ns, spec.spec().login().ssh_keys_secret());
   if (absl::IsNotFound(keys.status())) {
-    return Blocked(api::kLoginUsersInvalidReason, MissingSshKeysSecret(spec), kLoginRecheck);
+    return Blocked(api::kLoginUsersInvalidReason, MissingSshKeysSecret(spec), kSecretRecheck);
   }
   if (!keys.ok()) return keys.status();
   SshKeysRead users = ReadSshKeysSecret(spec, *keys);
   if (!users.problem.empty()) {
-    return Blocked(api::kLoginUsersInvalidReason, std::move(users.problem), kLoginRecheck);
+    return Blocked(api::kLoginUsersInvalidReason, std::move(users.problem), kSecretRecheck);
   }
   // Only for a usable users' Secret: a spec that cannot work yet leaves nothing behind.
   absl::StatusOr<SecretVerdict> host_key = EnsureHostKeySecret(spec);
   if (!host_key.ok()) return host_key.status();
   if (!host_key->usable) {
-    return Blocked(api::kHostKeysInvalidReason, std::move(host_key->problem), kLoginRecheck);
+    return Blocked(api::kHostKeysInvalidReason, std::move(host_key->problem), kSecretRecheck);
   }
 
   const std::string name = api::LoginName(spec.metadata().name());
@@ -143,7 +143,7 @@ absl::StatusOr<ComponentPlan> LoginStep::Plan(const v1::SlurmCluster& spec,
                      .workload_name = name,
                      .ready_replicas_of = &AvailableReplicasOfDeployment,
                      .description = absl::StrCat("login Deployment ", name),
-                     .recheck_after = kLoginRecheck};
+                     .recheck_after = kSecretRecheck};
   // The accounts first: the pods mount them.
   if (spec.spec().login().sssd_config_secret().empty()) {
     if (absl::Status applied = ApplyUsers(spec, users.users); !applied.ok()) return applied;

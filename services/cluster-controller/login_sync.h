@@ -9,8 +9,8 @@
 // mount it. A missing or unusable Secret blocks the step with
 // nothing applied. The user's Secret is read with a GET each sync, not watched (an
 // informer would cache every Secret of the namespace), so the step syncs again every
-// kLoginRecheck to notice a changed one. When the spec no longer asks for login pods,
-// their Deployment and Service are deleted (component_step.h); the host key Secret stays
+// kSecretRecheck (component_step.h) to notice a changed one. When the spec no longer asks for login
+// pods, their Deployment and Service are deleted (component_step.h); the host key Secret stays
 // (login pods back later present the same key), and so do the users' accounts.
 
 #include <string>
@@ -23,8 +23,6 @@
 #include "hashed_applier.h"
 
 namespace tidepool::cluster {
-
-inline constexpr absl::Duration kLoginRecheck = absl::Seconds(30);
 
 class LoginStep : public ComponentStep {
  public:

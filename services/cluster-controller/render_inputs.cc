@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "k8s/object_json.h"
+#include "tidepool/cluster_ref.h"
 #include "tidepool/contract.h"
 #include "tidepool/naming.h"
 #include "tidepool/resources.h"
@@ -16,24 +17,13 @@
 namespace tidepool::cluster {
 namespace {
 
-// The clusterRef.name of a NodeSet that does not parse as a whole, when that much reads.
-std::optional<std::string> ClusterRefOf(const std::string& json) {
-  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(json, "NodeSet");
-  if (!doc.ok()) return std::nullopt;
-  const rapidjson::Value* spec = k8s::FindMember(*doc, "spec");
-  const rapidjson::Value* ref = spec != nullptr ? k8s::FindMember(*spec, "clusterRef") : nullptr;
-  const rapidjson::Value* name = ref != nullptr ? k8s::FindMember(*ref, "name") : nullptr;
-  if (name == nullptr || !name->IsString()) return std::nullopt;
-  return std::string(name->GetString(), name->GetStringLength());
-}
-
 void AddNodeSets(const ClusterObjects& objects, RenderInputs& inputs) {
   const v1::SlurmCluster& cluster = inputs.request.cluster();
   for (const std::string& json : objects.node_set_jsons) {
     absl::StatusOr<v1::NodeSet> node_set = api::ParseNodeSet(json);
     if (!node_set.ok()) {
       // Its nodes cannot be rendered, and left out they would leave Slurm with their jobs.
-      std::optional<std::string> cluster_ref = ClusterRefOf(json);
+      std::optional<std::string> cluster_ref = api::NodeSetClusterName(json);
       if (!cluster_ref.has_value() || *cluster_ref == cluster.metadata().name()) {
         inputs.blocking.push_back(std::string(node_set.status().message()));
       }

@@ -55,7 +55,9 @@ absl::Status SetUpClusterController(common::ServiceContext& context) {
                   {{"renderer", settings->renderer_address},
                    {"syncer", settings->syncer_address},
                    {"propagation_delay", settings->loop.propagation_delay},
-                   {"load_timeout", settings->loop.load_timeout}});
+                   {"load_timeout", settings->loop.load_timeout},
+                   {"slurm_cluster", settings->loop.served.ToString()},
+                   {"watch_namespace", settings->loop.served.watch_namespace()}});
   if (absl::Status started = loop->Start(); !started.ok()) return started;
   context.OnShutdown([controller] { controller->loop->Stop(); });
   return absl::OkStatus();

@@ -4,6 +4,7 @@
 
 #include "common/log.h"
 #include "status.h"
+#include "tidepool/cluster_ref.h"
 #include "tidepool/naming.h"
 #include "tidepool/node_view.h"
 #include "tidepool/resources.h"
@@ -21,8 +22,7 @@ bool StatusChanged(const k8s::CachedObjectPtr& before, const k8s::CachedObjectPt
 }
 
 std::string ClusterRefOf(const k8s::CachedObjectPtr& node_set) {
-  absl::StatusOr<tidepool::v1::NodeSet> parsed = api::ParseNodeSet(node_set->json);
-  return parsed.ok() ? parsed->spec().cluster_ref().name() : "";
+  return api::NodeSetClusterName(node_set->json).value_or("");
 }
 
 }  // namespace
@@ -56,6 +56,8 @@ NodeSetController::NodeSetController(SyncContext context, int workers)
                }}) {}
 
 absl::StatusOr<k8s::ReconcileResult> NodeSetController::Reconcile(const std::string& key) {
+  // Another release's: its pods, drains, finalizer and status are that release's to manage.
+  if (!Serves(key)) return k8s::ReconcileResult{};
   absl::StatusOr<SyncResult> result = SyncNodeSet(context_, key);
   if (!result.ok()) return result.status();
   return k8s::ReconcileResult{.requeue_after = result->requeue_after};
@@ -114,6 +116,12 @@ void NodeSetController::OnSlurmChange(const std::vector<std::string>& slurm_name
       EnqueueOwnerOf(pod);
     }
   }
+}
+
+bool NodeSetController::Serves(const std::string& key) const {
+  k8s::CachedObjectPtr node_set = context_.informers.node_sets->Get(key);
+  return node_set == nullptr ||
+         context_.served.Serves(api::NodeSetClusterKey(node_set->meta.ns, node_set->json));
 }
 
 void NodeSetController::Enqueue(const std::string& key) { runtime_.Enqueue(key); }

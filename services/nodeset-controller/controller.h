@@ -33,6 +33,8 @@ class NodeSetController : public k8s::Reconciler {
   k8s::Controller& runtime() { return runtime_; }
 
  private:
+  // Whether the NodeSet `key` names the cluster this release serves (or is gone).
+  bool Serves(const std::string& key) const;
   void Enqueue(const std::string& key);
   void EnqueueAll();
   void EnqueueCluster(const std::string& ns, const std::string& cluster);

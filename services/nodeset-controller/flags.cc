@@ -14,7 +14,12 @@ ABSL_FLAG(std::string, syncer_address, "127.0.0.1:50062",
           "host:port of slurm-syncer's gRPC server; every drain and Slurm read goes through it");
 ABSL_FLAG(std::string, leader_election_id, "nodeset-controller", "Name of the Lease");
 ABSL_FLAG(std::string, watch_namespace, "",
-          "Reconcile NodeSets of this namespace only; empty: every namespace");
+          "Reconcile NodeSets of this namespace only; empty: --slurm_cluster's namespace, or "
+          "every namespace");
+ABSL_FLAG(std::string, slurm_cluster, "",
+          "<namespace>/<name> of the one SlurmCluster this release serves (its slurm-syncer's): "
+          "NodeSets of every other cluster are left to the release that serves it. Empty: "
+          "every cluster's");
 ABSL_FLAG(int32_t, workers, 2,
           "NodeSets synced at once (1-64); a NodeSet is never synced twice "
           "at once");
@@ -106,6 +111,11 @@ absl::StatusOr<ControllerOptions> ValidateControllerOptions(ControllerOptions op
   }
   if (absl::Status s = ValidateClusterDomain(options.cluster_domain); !s.ok()) return s;
   if (absl::Status s = ResolveSyncerLease(options); !s.ok()) return s;
+  absl::StatusOr<api::ServedCluster> served =
+      api::ServedCluster::FromFlags(options.slurm_cluster, options.watch_namespace);
+  if (!served.ok()) return served.status();
+  options.served = *std::move(served);
+  options.watch_namespace = options.served.watch_namespace();
   return options;
 }
 
@@ -115,6 +125,7 @@ ControllerOptions ReadControllerFlags() {
           .leader_election = k8s::ReadLeaderElectionFlags(),
           .lease_name = absl::GetFlag(FLAGS_leader_election_id),
           .watch_namespace = absl::GetFlag(FLAGS_watch_namespace),
+          .slurm_cluster = absl::GetFlag(FLAGS_slurm_cluster),
           .workers = absl::GetFlag(FLAGS_workers),
           .wait_requeue = absl::GetFlag(FLAGS_wait_requeue),
           .max_pod_creates_per_sync = absl::GetFlag(FLAGS_max_pod_creates_per_sync),

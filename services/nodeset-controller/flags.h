@@ -11,10 +11,12 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "k8s/client_flags.h"
+#include "tidepool/served_cluster.h"
 
 ABSL_DECLARE_FLAG(std::string, syncer_address);
 ABSL_DECLARE_FLAG(std::string, leader_election_id);
 ABSL_DECLARE_FLAG(std::string, watch_namespace);
+ABSL_DECLARE_FLAG(std::string, slurm_cluster);
 ABSL_DECLARE_FLAG(int32_t, workers);
 ABSL_DECLARE_FLAG(absl::Duration, wait_requeue);
 ABSL_DECLARE_FLAG(int32_t, max_pod_creates_per_sync);
@@ -29,7 +31,9 @@ struct ControllerOptions {
   std::string syncer_address;
   k8s::LeaderElectionFlags leader_election;
   std::string lease_name;       // --leader_election_id
-  std::string watch_namespace;  // "" = all namespaces
+  std::string watch_namespace;  // "" = all namespaces (validation: the served cluster's)
+  std::string slurm_cluster;    // --slurm_cluster, "" = every cluster
+  api::ServedCluster served;    // filled in by validation
   int workers = 2;
   absl::Duration wait_requeue;
   int max_pod_creates_per_sync = 100;

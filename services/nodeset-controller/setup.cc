@@ -66,7 +66,8 @@ class Process {
                     .clock = clock_,
                     .wait_requeue = options_.wait_requeue,
                     .max_pod_creates_per_sync = options_.max_pod_creates_per_sync,
-                    .cluster_domain = options_.cluster_domain},
+                    .cluster_domain = options_.cluster_domain,
+                    .served = options_.served},
         options_.workers);
     controller_->RegisterHandlers();
     std::vector<k8s::Controller*> while_leading = {&controller_->runtime()};
@@ -141,6 +142,7 @@ absl::Status SetUpNodeSetController(common::ServiceContext& context) {
                    {"syncer", options->syncer_address},
                    {"leader_elect", options->leader_election.enabled},
                    {"watch_namespace", options->watch_namespace},
+                   {"slurm_cluster", options->served.ToString()},
                    {"cluster_domain", options->cluster_domain}});
   auto process = std::make_shared<Process>(*std::move(options), *std::move(config),
                                            context.ChannelTo(api::kSlurmSyncerIdentity),

@@ -15,6 +15,7 @@
 #include "metrics.h"
 #include "slurm_source.h"
 #include "tidepool/naming.h"
+#include "tidepool/served_cluster.h"
 
 namespace tidepool::nodeset {
 
@@ -43,6 +44,8 @@ struct SyncContext {
   int max_pod_creates_per_sync = 100;
   // The Kubernetes cluster's DNS domain, in the search path the slurmd pods get.
   std::string cluster_domain = api::kDefaultClusterDomain;
+  // The SlurmCluster this release serves: NodeSets of any other are left alone.
+  api::ServedCluster served;
 };
 
 struct SyncResult {

@@ -1,12 +1,8 @@
 #include "flags.h"
 
-#include <vector>
-
 #include "absl/flags/flag.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
-#include "k8s/dns_names.h"
+#include "tidepool/cluster_ref.h"
 
 ABSL_FLAG(std::string, slurm_cluster, "",
           "<namespace>/<name> of the SlurmCluster whose pods this scheduler places: pods whose "
@@ -22,14 +18,10 @@ namespace tidepool::podsched {
 
 absl::StatusOr<SchedulerOptions> ValidateSchedulerOptions(const std::string& slurm_cluster,
                                                           SchedulerOptions options) {
-  const std::vector<std::string> parts = absl::StrSplit(slurm_cluster, '/');
-  if (parts.size() != 2 || !k8s::IsDnsLabel(parts[0]) || !k8s::IsDnsSubdomain(parts[1])) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--slurm_cluster=\"", slurm_cluster,
-        "\" is not <namespace>/<name> of a SlurmCluster (lowercase DNS names, e.g. hpc/research)"));
-  }
-  options.cluster_namespace = parts[0];
-  options.cluster_name = parts[1];
+  absl::StatusOr<api::ClusterRef> cluster = api::ParseClusterRef(slurm_cluster);
+  if (!cluster.ok()) return cluster.status();
+  options.cluster_namespace = cluster->namespace_name;
+  options.cluster_name = cluster->name;
   if (options.syncer_address.empty()) {
     return absl::InvalidArgumentError("--syncer_address is empty; give slurm-syncer's host:port");
   }

@@ -136,6 +136,13 @@ std::vector<tidepool::v1::SlurmJob> JobTable::JobsOf(const std::string& pod_key)
   return out;
 }
 
+std::optional<std::pair<std::string, tidepool::v1::SlurmJob>> JobTable::Find(uint32_t id) {
+  absl::MutexLock lock(&mutex_);
+  auto job = jobs_.find(id);
+  if (job == jobs_.end()) return std::nullopt;
+  return std::make_pair(job->second.pod_key, job->second.job);
+}
+
 std::vector<std::string> JobTable::PodKeys() {
   absl::MutexLock lock(&mutex_);
   std::vector<std::string> keys;

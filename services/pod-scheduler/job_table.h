@@ -9,8 +9,10 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -38,6 +40,8 @@ class JobTable {
   void NoteSubmitted(const std::string& pod_key, const tidepool::v1::SlurmJob& job);
 
   std::vector<tidepool::v1::SlurmJob> JobsOf(const std::string& pod_key);
+  // The key job `id` is filed under (a pod's or a group's, job_identity.h) and the job.
+  std::optional<std::pair<std::string, tidepool::v1::SlurmJob>> Find(uint32_t id);
   std::vector<std::string> PodKeys();
   // A complete snapshot taken after fresh_after has been applied, and Slurm is reachable.
   bool fresh();

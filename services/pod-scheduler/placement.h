@@ -14,7 +14,7 @@
 namespace tidepool::podsched {
 
 // Bounds of tidepool.dev/time-limit (minutes): one minute to one year.
-inline constexpr int64_t kMaxTimeLimitMinutes = 366 * 24 * 60;
+inline constexpr int64_t kMaxTimeLimitMinutes = int64_t{366} * 24 * 60;
 inline constexpr size_t kMaxCommentLength = 512;
 
 struct Placement {

@@ -135,7 +135,7 @@ class Process {
   std::vector<std::string> AllKeys() {
     std::set<std::string> keys;
     for (const k8s::CachedObjectPtr& pod : informers_.pods->List()) {
-      for (std::string& key : PodSync::SyncKeysOf(*pod)) keys.insert(std::move(key));
+      for (std::string& key : PodSync::SyncKeysOf(*pod, jobs_)) keys.insert(std::move(key));
     }
     for (std::string& key : jobs_.PodKeys()) keys.insert(std::move(key));
     return {keys.begin(), keys.end()};
@@ -151,7 +151,7 @@ class Process {
 
   void RegisterHandlers() {
     auto enqueue = [this](const k8s::CachedObjectPtr& object) {
-      for (const std::string& key : PodSync::SyncKeysOf(*object)) controller_->Enqueue(key);
+      for (const std::string& key : PodSync::SyncKeysOf(*object, jobs_)) controller_->Enqueue(key);
     };
     informers_.pods->AddHandlers(
         {.on_add = enqueue,

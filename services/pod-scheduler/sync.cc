@@ -13,6 +13,7 @@
 #include "job_identity.h"
 #include "pod_group.h"
 #include "pod_writes.h"
+#include "running_groups.h"
 #include "scheduled_pod.h"
 #include "tidepool/contract.h"
 #include "tidepool/resources.h"
@@ -279,32 +280,60 @@ absl::StatusOr<k8s::ReconcileResult> PodSync::Reconcile(const std::string& key) 
   if (std::optional<std::pair<std::string, std::string>> group = ParseGroupKey(key)) {
     return ReconcileGroup(key, group->first, group->second, scheduler);
   }
-  std::optional<ScheduledPod> pod;
-  if (k8s::CachedObjectPtr object = context_.informers.pods->Get(key)) {
-    absl::StatusOr<ScheduledPod> parsed = ScheduledPodOf(*object);
-    if (parsed.ok() && parsed->scheduler_name == scheduler) pod = *std::move(parsed);
-  }
+  const std::shared_ptr<const ClusterView> cluster = CurrentClusterView();
+  std::vector<tidepool::v1::SlurmJob> jobs = context_.jobs->JobsOf(key);
+  OwnedPod owned = OwnedPodOf(key, scheduler, jobs, *cluster);
+  const std::optional<ScheduledPod>& pod = owned.pod;
   const DecisionInput input{.pod = pod.has_value() ? &*pod : nullptr,
-                            .jobs = context_.jobs->JobsOf(key),
-                            .jobs_view_fresh = context_.jobs->fresh()};
+                            .jobs = std::move(jobs),
+                            .jobs_view_fresh = context_.jobs->fresh(),
+                            .running_group = std::move(owned.running_group)};
   if (input.pod == nullptr && input.jobs.empty()) return k8s::ReconcileResult{};
   std::vector<const ScheduledPod*> pods;
   if (input.pod != nullptr) pods.push_back(input.pod);
-  return Execute(key, pods, input.jobs, Decide(input, *CurrentClusterView()));
+  return Execute(key, pods, input.jobs, Decide(input, *cluster));
+}
+
+PodSync::OwnedPod PodSync::OwnedPodOf(const std::string& key, const std::string& scheduler,
+                                      const std::vector<tidepool::v1::SlurmJob>& jobs,
+                                      const ClusterView& cluster) {
+  OwnedPod owned;
+  k8s::CachedObjectPtr object = context_.informers.pods->Get(key);
+  if (object == nullptr) return owned;
+  absl::StatusOr<ScheduledPod> parsed = ScheduledPodOf(*object);
+  if (!parsed.ok()) return owned;
+  owned.running_group = RunningGroups(*context_.jobs, cluster).Of(*parsed);
+  // A pod with a job of ours stays ours whatever the scheduler is called now: renaming it
+  // must not cancel the jobs of the pods it placed.
+  const bool has_job = std::any_of(
+      jobs.begin(), jobs.end(),
+      [&](const tidepool::v1::SlurmJob& job) { return IsJobOfPod(job, parsed->pod.uid); });
+  if (parsed->scheduler_name == scheduler || has_job || owned.running_group.has_value()) {
+    owned.pod = *std::move(parsed);
+  }
+  return owned;
 }
 
 absl::StatusOr<k8s::ReconcileResult> PodSync::ReconcileGroup(const std::string& key,
                                                              const std::string& ns,
                                                              const std::string& group,
                                                              const std::string& scheduler) {
+  const std::shared_ptr<const ClusterView> cluster = CurrentClusterView();
+  RunningGroups running_groups(*context_.jobs, *cluster);
   std::vector<ScheduledPod> members;
   for (const k8s::CachedObjectPtr& object : context_.informers.pods->ListNamespace(ns)) {
     absl::StatusOr<ScheduledPod> pod = ScheduledPodOf(*object);
-    // A pod that runs under a job of its own stays out of a group it names later.
-    if (pod.ok() && pod->scheduler_name == scheduler && PodGroupOf(pod->pod) == group &&
-        !PlacedAsSinglePod(context_.jobs->JobsOf(object->meta.Key()), pod->pod)) {
-      members.push_back(*std::move(pod));
-    }
+    if (!pod.ok()) continue;
+    // A pod stays with the job it runs under: a group's member whatever it names now (or
+    // the scheduler is called now), and out of a group it names later when it runs under
+    // a job of its own.
+    const std::optional<std::string> running = running_groups.Of(*pod);
+    const bool member =
+        running.has_value()
+            ? *running == group
+            : pod->scheduler_name == scheduler && PodGroupOf(pod->pod) == group &&
+                  !PlacedAsSinglePod(context_.jobs->JobsOf(object->meta.Key()), pod->pod);
+    if (member) members.push_back(*std::move(pod));
   }
   GroupInput input{.ns = ns,
                    .group = group,
@@ -312,16 +341,23 @@ absl::StatusOr<k8s::ReconcileResult> PodSync::ReconcileGroup(const std::string& 
                    .jobs_view_fresh = context_.jobs->fresh()};
   for (const ScheduledPod& member : members) input.members.push_back(&member);
   if (input.members.empty() && input.jobs.empty()) return k8s::ReconcileResult{};
-  return Execute(key, input.members, input.jobs, DecideGroup(input, *CurrentClusterView()));
+  return Execute(key, input.members, input.jobs, DecideGroup(input, *cluster));
 }
 
-std::vector<std::string> PodSync::SyncKeysOf(const k8s::CachedObject& object) {
+std::vector<std::string> PodSync::SyncKeysOf(const k8s::CachedObject& object, JobTable& jobs) {
   std::vector<std::string> keys = {object.meta.ns + "/" + object.meta.name};
   const ScheduledPod* pod = object.ViewAs<ScheduledPod>();
   if (pod == nullptr) return keys;
   if (std::optional<std::string> group = PodGroupOf(pod->pod);
       group.has_value() && ValidGroupName(*group).ok()) {
     keys.push_back(GroupKey(object.meta.ns, *group));
+  }
+  if (std::optional<uint32_t> id = AnnotatedJobId(pod->pod)) {
+    std::optional<std::pair<std::string, tidepool::v1::SlurmJob>> filed = jobs.Find(*id);
+    if (filed.has_value() && ParseGroupKey(filed->first).has_value() &&
+        std::find(keys.begin(), keys.end(), filed->first) == keys.end()) {
+      keys.push_back(filed->first);
+    }
   }
   return keys;
 }

@@ -5,6 +5,7 @@
 // informers' caches and the job table.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,8 +51,9 @@ class PodSync : public k8s::Reconciler {
   explicit PodSync(SyncContext context);
   absl::StatusOr<k8s::ReconcileResult> Reconcile(const std::string& key) override;
 
-  // The keys a pod's change concerns: its own and, for a member, its group's.
-  static std::vector<std::string> SyncKeysOf(const k8s::CachedObject& object);
+  // The keys a pod's change concerns: its own and, for a member, its group's: the one it
+  // names, and the one whose job its annotation names (it may have stopped naming it).
+  static std::vector<std::string> SyncKeysOf(const k8s::CachedObject& object, JobTable& jobs);
 
   // The scheduler name the cluster's pods use, or "" when the cluster is absent or its
   // pod scheduler disabled.
@@ -60,6 +62,14 @@ class PodSync : public k8s::Reconciler {
   void UpdatePodGauges();
 
  private:
+  // The pod `key` when it is ours (it asks for this scheduler, or has a job of ours, or
+  // runs in a group's job), and the group whose job it runs under.
+  struct OwnedPod {
+    std::optional<ScheduledPod> pod;
+    std::optional<std::string> running_group;
+  };
+  OwnedPod OwnedPodOf(const std::string& key, const std::string& scheduler,
+                      const std::vector<tidepool::v1::SlurmJob>& jobs, const ClusterView& cluster);
   absl::StatusOr<k8s::ReconcileResult> ReconcileGroup(const std::string& key, const std::string& ns,
                                                       const std::string& group,
                                                       const std::string& scheduler);

@@ -59,7 +59,7 @@ absl::StatusOr<std::string> JwtKeyFromSecret(absl::string_view secret_json,
   return key;
 }
 
-absl::StatusOr<ClusterJwtKey> ReadClusterJwtKey(k8s::Client& client, const ClusterRef& cluster,
+absl::StatusOr<ClusterJwtKey> ReadClusterJwtKey(k8s::Client& client, const api::ClusterRef& cluster,
                                                 absl::Duration timeout) {
   absl::StatusOr<std::string> cluster_json = GetObject(
       client, api::SlurmClusters(), "SlurmCluster", cluster.namespace_name, cluster.name, timeout);

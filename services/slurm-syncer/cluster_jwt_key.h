@@ -9,8 +9,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "cluster_ref.h"
 #include "k8s/client.h"
+#include "tidepool/cluster_ref.h"
 #include "tidepool/v1/slurm_cluster.pb.h"
 
 namespace tidepool::syncer {
@@ -34,7 +34,7 @@ struct ClusterJwtKey {
 
 // Reads the SlurmCluster, then its Secret, each GET bounded by `timeout`. A missing object
 // is FailedPrecondition naming it; an API failure keeps its code and names the object.
-absl::StatusOr<ClusterJwtKey> ReadClusterJwtKey(k8s::Client& client, const ClusterRef& cluster,
+absl::StatusOr<ClusterJwtKey> ReadClusterJwtKey(k8s::Client& client, const api::ClusterRef& cluster,
                                                 absl::Duration timeout);
 
 }  // namespace tidepool::syncer

@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/one_of.h"
+#include "restapi_url.h"
 #include "slurm/rest/auth.h"
 #include "tidepool/contract.h"
 
@@ -141,7 +142,7 @@ absl::Status CheckClusterExclusive(const RawSyncerFlags& raw) {
 absl::StatusOr<ClusterOptions> BuildClusterOptions(const RawSyncerFlags& raw,
                                                    RestAddressFrom address_from) {
   if (absl::Status s = CheckClusterExclusive(raw); !s.ok()) return s;
-  absl::StatusOr<ClusterRef> ref = ParseClusterRef(raw.cluster);
+  absl::StatusOr<api::ClusterRef> ref = api::ParseClusterRef(raw.cluster);
   if (!ref.ok()) return ref.status();
   if (raw.jwt_user.empty()) return absl::InvalidArgumentError("--slurm_jwt_user is empty");
   if (absl::Status s = CheckRange("slurm_jwt_key_refresh_interval", raw.jwt_key_refresh_interval,
@@ -228,7 +229,7 @@ absl::StatusOr<SyncerOptions> BuildSyncerOptions(const RawSyncerFlags& raw) {
     std::string cluster_name;
     if (options.cluster.has_value()) {
       // A cluster's NodeSets, and so their pods, live in the cluster's namespace.
-      const ClusterRef& ref = options.cluster->ref;
+      const api::ClusterRef& ref = options.cluster->ref;
       if (!pod_namespace.empty() && pod_namespace != ref.namespace_name) {
         return absl::InvalidArgumentError(absl::StrCat(
             "--pod_namespace=", pod_namespace,

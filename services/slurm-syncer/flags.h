@@ -12,10 +12,10 @@
 #include "absl/flags/declare.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "cluster_ref.h"
 #include "k8s/client_flags.h"
 #include "node_poller.h"
 #include "slurm/rest/client.h"
+#include "tidepool/cluster_ref.h"
 #include "two_way_sync.h"
 
 ABSL_DECLARE_FLAG(std::string, slurm_rest_url);
@@ -70,7 +70,7 @@ enum class RestAddressFrom {
 
 // --slurm_cluster: the key and the address come from the cluster's objects.
 struct ClusterOptions {
-  ClusterRef ref;
+  api::ClusterRef ref;
   RestAddressFrom address_from = RestAddressFrom::kDns;
   std::string jwt_user;
   absl::Duration key_refresh_interval;

@@ -41,12 +41,18 @@ std::string Helm() {
 
 // What a chart needs besides its defaults: the SlurmCluster served.
 std::vector<std::string> RequiredValues(const std::string& chart) {
-  if (chart == "slurm-syncer" || chart == "pod-scheduler") {
-    return {"--set", "slurmCluster=hpc/research"};
-  }
   if (chart == "tidepool") return {"--set", "global.slurmCluster=hpc/research"};
-  if (chart == "cluster-controller") return {"--set", "clusterNamespaces={hpc}"};
-  return {};
+  if (chart == "config-renderer") return {};
+  return {"--set", "slurmCluster=hpc/research"};
+}
+
+size_t Occurrences(absl::string_view text, absl::string_view needle) {
+  size_t count = 0;
+  for (size_t at = text.find(needle); at != absl::string_view::npos;
+       at = text.find(needle, at + needle.size())) {
+    ++count;
+  }
+  return count;
 }
 
 std::vector<std::string> Concat(std::vector<std::string> a, const std::vector<std::string>& b) {
@@ -139,14 +145,24 @@ TEST_CASE("charts lint, render what the API server accepts, and match manifests/
     CHECK(RolesIn(rendered, "hpc") == RolesIn(manifest_text.str(), "hpc"));
   }
   {
-    // Secrets only in the SlurmClusters' namespaces, which the chart must be told.
+    // Secrets only in the served SlurmCluster's namespace, or those the chart is told.
     const std::string chart = charts + "/cluster-controller";
-    auto unset = RunCommand({helm, "template", "t", chart}, absl::Minutes(1));
-    REQUIRE(unset.ok());
-    CHECK(unset->exit_code != 0);
-    CHECK(absl::StrContains(unset->output, "set clusterNamespaces"));
+    for (const std::string controller : {"cluster-controller", "nodeset-controller"}) {
+      auto unset = RunCommand({helm, "template", "t", charts + "/" + controller}, absl::Minutes(1));
+      REQUIRE(unset.ok());
+      CAPTURE(controller, unset->output);
+      CHECK(unset->exit_code != 0);
+      CHECK(absl::StrContains(unset->output, "set slurmCluster (or global.slurmCluster"));
+    }
+    const std::string served =
+        Must({helm, "template", "t", chart, "--set", "slurmCluster=lab/research"}).output;
+    CHECK(absl::StrContains(served, "--slurm_cluster=lab/research"));
+    CHECK(absl::StrContains(RolesIn(served, "lab"), "tidepool-cluster-controller-secrets: "));
+    CHECK(RolesIn(served, "hpc").empty());
     const std::string two =
-        Must({helm, "template", "t", chart, "--set", "clusterNamespaces={hpc,lab}"}).output;
+        Must({helm, "template", "t", chart, "--set", "slurmCluster=hpc/research", "--set",
+              "clusterNamespaces={hpc,lab}"})
+            .output;
     CHECK(absl::StrContains(RolesIn(two, "lab"), "tidepool-cluster-controller-secrets: "));
     CHECK(RolesIn(two, "hpc") == RolesIn(two, "lab"));
     CHECK(RolesIn(two, "elsewhere").empty());
@@ -163,11 +179,12 @@ TEST_CASE("charts lint, render what the API server accepts, and match manifests/
   std::ofstream(file) << rendered;
   Must({env->kubectl, "--kubeconfig", env->kubeconfig, "apply", "--dry-run=server", "-f", file});
   // Wired by Service name: the callers reach slurm-syncer and config-renderer in the
-  // release's namespace, and the syncer and scheduler serve the SlurmCluster given once.
+  // release's namespace, and every service but the renderer serves the SlurmCluster given
+  // once (the controllers leave other clusters to their releases).
   CHECK(absl::StrContains(rendered, "--syncer_address=slurm-syncer.tidepool-system.svc:50051"));
   CHECK(
       absl::StrContains(rendered, "--renderer_address=config-renderer.tidepool-system.svc:50051"));
-  CHECK(absl::StrContains(rendered, "--slurm_cluster=hpc/research"));
+  CHECK(Occurrences(rendered, "--slurm_cluster=hpc/research") == 4);
   // The cluster-controller's Secrets and the syncer's reads in the cluster's namespace only.
   CHECK(absl::StrContains(RolesIn(rendered, "hpc"), "tidepool-cluster-controller-secrets: "));
   CHECK(absl::StrContains(RolesIn(rendered, "hpc"), "tidepool-slurm-syncer-cluster: "));
@@ -266,8 +283,9 @@ TEST_CASE("nodeset-controller reads slurm-syncer's Lease in the namespace slurm-
   const std::string chart = charts + "/nodeset-controller";
   Must({helm, "dependency", "build", chart});
   // Default: the release's namespace, where its own Lease Role already grants get.
-  const std::string same =
-      Must({helm, "template", "t", chart, "--namespace", "tidepool-system"}).output;
+  const std::string same = Must({helm, "template", "t", chart, "--namespace", "tidepool-system",
+                                 "--set", "slurmCluster=hpc/research"})
+                               .output;
   // (the Lease namespace defaults to the leader election one: no flag, so the guard can
   // still be turned off with --syncer_lease_name= alone)
   CHECK_FALSE(absl::StrContains(same, "--syncer_lease_namespace"));
@@ -275,9 +293,10 @@ TEST_CASE("nodeset-controller reads slurm-syncer's Lease in the namespace slurm-
   CHECK(absl::StrContains(same, "--syncer_address=slurm-syncer.tidepool-system.svc:50051"));
   CHECK(RolesIn(same, "slurm").empty());
   // Elsewhere: the Lease and the address there, and get of that one Lease only there.
-  const std::string other = Must({helm, "template", "t", chart, "--namespace", "tidepool-system",
-                                  "--set", "syncerNamespace=slurm"})
-                                .output;
+  const std::string other =
+      Must({helm, "template", "t", chart, "--namespace", "tidepool-system", "--set",
+            "slurmCluster=hpc/research", "--set", "syncerNamespace=slurm"})
+          .output;
   CHECK(absl::StrContains(other, "--syncer_lease_namespace=slurm"));
   CHECK(absl::StrContains(other, "--syncer_address=slurm-syncer.slurm.svc:50051"));
   const std::string roles = RolesIn(other, "slurm");
@@ -287,7 +306,8 @@ TEST_CASE("nodeset-controller reads slurm-syncer's Lease in the namespace slurm-
   CHECK(absl::StrContains(roles, "slurm-syncer"));
   CHECK_FALSE(absl::StrContains(roles, "update"));
   // A namespace that is not one is refused by the values schema.
-  const CommandResult bad = Template(helm, chart, {"--set", "syncerNamespace=Slurm_NS"});
+  const CommandResult bad = Template(
+      helm, chart, {"--set", "slurmCluster=hpc/research", "--set", "syncerNamespace=Slurm_NS"});
   CAPTURE(bad.output);
   CHECK(bad.exit_code != 0);
   CHECK(absl::StrContains(bad.output, "syncerNamespace"));

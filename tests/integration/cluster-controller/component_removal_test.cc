@@ -31,6 +31,8 @@ namespace {
 
 constexpr char kNamespace[] = "tidepool-component-removal";
 constexpr char kCluster[] = "removal";
+// A SlurmCluster of the same namespace that another release serves.
+constexpr char kOtherCluster[] = "elsewhere";
 
 void RequireOk(const absl::Status& status) {
   INFO(status.ToString());
@@ -104,7 +106,7 @@ struct Fixture {
                // No Slurm runs here: the config step, last, cannot reconfigure; the component
                // steps before it are what this test is about.
                absl::StrCat("--syncer_address=127.0.0.1:", FreeLoopbackPort().value()),
-               absl::StrCat("--watch_namespace=", kNamespace), "--leader_elect=false",
+               absl::StrCat("--slurm_cluster=", kNamespace, "/", kCluster), "--leader_elect=false",
                "--log_level=debug", "--control_plane=pods"}));
     AwaitReady(*renderer);
     AwaitReady(*controller);
@@ -117,15 +119,15 @@ struct Fixture {
   // the cluster's teardown finalizer is dropped (its teardown waits for pods that a
   // foreground deletion without a garbage collector never lets go).
   void Cleanup() {
-    (void)client->MergePatch(api::SlurmClusters(), kNamespace, kCluster,
-                             R"({"metadata":{"finalizers":null}})");
-    (void)client->Delete(api::SlurmClusters(), kNamespace, kCluster);
     (void)client->Delete(k8s::Secrets(), kNamespace, Name("-ssh-keys"));
+    for (const char* cluster : {kCluster, kOtherCluster}) Cleanup(cluster);
+  }
+  void Cleanup(const char* cluster) {
+    (void)client->MergePatch(api::SlurmClusters(), kNamespace, cluster,
+                             R"({"metadata":{"finalizers":null}})");
+    (void)client->Delete(api::SlurmClusters(), kNamespace, cluster);
     for (const k8s::ResourceType* type : ClusterTypes()) {
-      absl::StatusOr<k8s::ListResult> listed = client->ListAll(
-          *type, kNamespace, {.label_selector = absl::StrCat("tidepool.dev/cluster=", kCluster)});
-      if (!listed.ok()) continue;
-      for (const std::string& item : listed->items) {
+      for (const std::string& item : Labelled(*type, cluster)) {
         absl::StatusOr<k8s::ObjectMeta> meta = k8s::ParseObjectMeta(item);
         if (!meta.ok()) continue;
         // Claims carry kubernetes.io/pvc-protection, which only the controller-manager lifts.
@@ -134,6 +136,12 @@ struct Fixture {
         (void)client->Delete(*type, kNamespace, meta->name);
       }
     }
+  }
+  // The objects of `type` labelled with `cluster`.
+  std::vector<std::string> Labelled(const k8s::ResourceType& type, const char* cluster) {
+    absl::StatusOr<k8s::ListResult> listed = client->ListAll(
+        type, kNamespace, {.label_selector = absl::StrCat("tidepool.dev/cluster=", cluster)});
+    return listed.ok() ? listed->items : std::vector<std::string>{};
   }
   bool Exists(const k8s::ResourceType& type, const std::string& name) {
     return client->Get(type, kNamespace, name).ok();
@@ -145,13 +153,13 @@ struct Fixture {
     return meta.ok() ? meta->uid : "";
   }
   // The SlurmCluster with the images every component needs and `spec` (JSON members).
-  void CreateCluster(const std::string& spec) {
+  void CreateCluster(const std::string& spec, const char* name = kCluster) {
     RequireOk(
         client
             ->Create(api::SlurmClusters(), kNamespace,
                      absl::StrCat(R"({"apiVersion":"tidepool.dev/v1alpha1","kind":"SlurmCluster",
               "metadata":{"name":")",
-                                  kCluster, R"("},"spec":{"clusterName":")", kCluster, R"(",
+                                  name, R"("},"spec":{"clusterName":")", name, R"(",
               "images":{"controller":"slurmctld","compute":"slurmd","restApi":"slurmrestd",
                         "accounting":"slurmdbd","accountingDatabase":"mariadb","login":"login"},
               "partitions":[{"name":"cpu","nodeSets":["cpu"],"default":true}],)",
@@ -203,6 +211,28 @@ struct Fixture {
   std::unique_ptr<k8s::Client> client;
   std::unique_ptr<Service> renderer, controller;
 };
+
+TEST_CASE("a SlurmCluster another release serves is left alone") {
+  Fixture f;
+  // Made first, so an unfiltered controller would be at it before the served one.
+  f.CreateCluster(R"("accounting":{"enabled":false})", kOtherCluster);
+  f.CreateCluster(R"("accounting":{"enabled":false})");
+  const bool served =
+      Eventually([&] { return f.Exists(k8s::StatefulSets(), Name("-controller")); }).has_value();
+  INFO(f.controller->process.Output());
+  REQUIRE(served);
+  absl::SleepFor(absl::Seconds(2));  // the served cluster's further syncs, and any resync
+  absl::StatusOr<std::string> other =
+      f.client->Get(api::SlurmClusters(), kNamespace, kOtherCluster);
+  REQUIRE(other.ok());
+  CHECK_FALSE(absl::StrContains(*other, "finalizers"));
+  CHECK_FALSE(absl::StrContains(*other, R"("status")"));
+  for (const k8s::ResourceType* type : ClusterTypes()) {
+    CAPTURE(type->resource);
+    CHECK(f.Labelled(*type, kOtherCluster).empty());
+  }
+  CHECK_FALSE(absl::StrContains(f.controller->process.Output(), kOtherCluster));
+}
 
 TEST_CASE("accounting disabled: slurmdbd and the managed database go, their data stays") {
   Fixture f;

@@ -291,7 +291,7 @@ const std::map<std::string, std::vector<Call>>& Calls() {
         {"services",
          {"get"},
          Where::kClusterNamespace,
-         "cluster_ref.cc: slurmrestd's address of --slurm_cluster"},
+         "restapi_url.cc: slurmrestd's address of --slurm_cluster"},
         lease}},
       {"cluster-controller",
        {{"slurmclusters.tidepool.dev",

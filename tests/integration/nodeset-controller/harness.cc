@@ -61,13 +61,7 @@ TestNamespace::TestNamespace() {
                      "crd/slurmclusters.tidepool.dev", "crd/nodesets.tidepool.dev"});
   name_ = absl::StrCat("nsc-", getpid(), "-", absl::ToUnixMillis(absl::Now()) % 100000);
   RequireOk(tidepool::testing::EnsurePodNamespace(*client_, name_));
-  RequireOk(client_
-                ->Create(SlurmClusters(), name_,
-                         absl::StrCat(R"({"apiVersion":"tidepool.dev/v1alpha1",)",
-                                      R"("kind":"SlurmCluster","metadata":{"name":"research"},)",
-                                      R"("spec":{"clusterName":"research",)",
-                                      R"("images":{"compute":")", kComputeImage, R"("}}})"))
-                .status());
+  CreateCluster("research");
   kubelet_ = std::jthread([this](std::stop_token stop) { FinishDeletions(stop); });
 }
 
@@ -106,11 +100,22 @@ std::string TestNamespace::CreateNode(const std::string& suffix, const std::stri
   return node;
 }
 
+void TestNamespace::CreateCluster(const std::string& name) {
+  RequireOk(client_
+                ->Create(SlurmClusters(), name_,
+                         absl::StrCat(R"({"apiVersion":"tidepool.dev/v1alpha1",)",
+                                      R"("kind":"SlurmCluster","metadata":{"name":")", name,
+                                      R"("},"spec":{"clusterName":")", name, R"(",)",
+                                      R"("images":{"compute":")", kComputeImage, R"("}}})"))
+                .status());
+}
+
 void TestNamespace::CreateNodeSet(const std::string& name, const std::string& name_prefix,
-                                  std::optional<int> replicas, const std::string& extra_spec) {
+                                  std::optional<int> replicas, const std::string& extra_spec,
+                                  const std::string& cluster) {
   const std::string json = absl::StrCat(
       R"({"apiVersion":"tidepool.dev/v1alpha1","kind":"NodeSet","metadata":{"name":")", name,
-      R"("},"spec":{"clusterRef":{"name":"research"},"namePrefix":")", name_prefix,
+      R"("},"spec":{"clusterRef":{"name":")", cluster, R"("},"namePrefix":")", name_prefix,
       R"(","nodeSelector":{"tidepool.test/run":")", name_, "\"}",
       replicas.has_value() ? absl::StrCat(R"(,"replicas":)", *replicas) : "",
       R"(,"template":{"metadata":{"labels":{"team":"ml"}},"spec":{"containers":[{"name":"slurmd"}]}})",

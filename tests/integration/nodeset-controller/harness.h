@@ -48,9 +48,12 @@ class TestNamespace {
 
   // A Node labelled for this run (plus `labels`, JSON object members) with room for pods.
   std::string CreateNode(const std::string& suffix, const std::string& extra_labels = "");
-  // A NodeSet in this namespace selecting this run's Nodes.
+  // A SlurmCluster in this namespace whose compute image is kComputeImage.
+  void CreateCluster(const std::string& name);
+  // A NodeSet of `cluster` in this namespace selecting this run's Nodes.
   void CreateNodeSet(const std::string& name, const std::string& name_prefix,
-                     std::optional<int> replicas, const std::string& extra_spec = "");
+                     std::optional<int> replicas, const std::string& extra_spec = "",
+                     const std::string& cluster = "research");
 
   std::vector<std::string> PodNames();
   std::optional<std::string> Pod(const std::string& name);  // JSON, nullopt when absent

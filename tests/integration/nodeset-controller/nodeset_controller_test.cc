@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "harness.h"
 #include "k8s/object_json.h"
 #include "k8s/ownership.h"
@@ -146,6 +147,29 @@ TEST_CASE("a Node belongs to one NodeSet, and the replicas cap picks among its o
   CHECK(absl::StrContains(metrics, "tidepool_nodeset_controller_pods_created_total 1"));
   CHECK(absl::StrContains(metrics, "tidepool_nodeset_controller_syncs_total{result=\"success\"}"));
   CHECK(absl::StrContains(metrics, "tidepool_nodeset_controller_leader 1"));
+}
+
+TEST_CASE("a NodeSet of a cluster another release serves is left alone") {
+  TestNamespace ns;
+  ns.CreateNode("a");
+  ns.CreateNode("b");
+  ns.CreateCluster("other");
+  Controller controller(ns, DeadSyncer(),
+                        {absl::StrCat("--slurm_cluster=", ns.name(), "/research")});
+  ns.CreateNodeSet("theirs", "theirs", 1, "", "other");
+  ns.CreateNodeSet("ours", "ours", 1);
+  const bool settled = WaitUntil([&] {
+    return ns.PodNames() == std::vector<std::string>{"ours-01"} &&
+           ns.StatusField("ours", "desiredNumberScheduled") == 1;
+  });
+  INFO(controller.Output());
+  REQUIRE(settled);
+  absl::SleepFor(absl::Seconds(2));  // the Node events' resyncs of every NodeSet
+  CHECK(ns.PodNames() == std::vector<std::string>{"ours-01"});
+  const std::string theirs = ns.NodeSet("theirs");
+  CAPTURE(theirs);
+  CHECK_FALSE(absl::StrContains(theirs, R"("status")"));
+  CHECK_FALSE(absl::StrContains(theirs, "finalizers"));
 }
 
 TEST_CASE("pods mount the munge key Secret the SlurmCluster names") {

@@ -296,7 +296,7 @@ TEST_CASE("pods become Slurm jobs, are bound where Slurm runs them and torn down
     CHECK(cancelled);
   }
 
-  SECTION("a running pod that names a pod group later keeps its job and its Node") {
+  SECTION("a running pod keeps its job and Node: it names a pod group, the scheduler renamed") {
     uids.push_back(CreatePod(ns, "joins"));
     const uint32_t id = WaitBound(ns, "joins", scheduler);
     RequireOk(ns.client()
@@ -313,8 +313,20 @@ TEST_CASE("pods become Slurm jobs, are bound where Slurm runs them and torn down
                  FirstState(syncer.Job(id)) != "RUNNING";
         },
         absl::Seconds(15));
+    {
+      INFO(scheduler.Output());
+      CHECK_FALSE(disturbed);
+    }
+    // The scheduler renamed: pods it placed keep their jobs (before, each such job was
+    // cancelled as "its pod is gone").
+    RequireOk(ns.client()
+                  .MergePatch(api::SlurmClusters(), ns.name(), "research",
+                              R"({"spec":{"podScheduler":{"schedulerName":"renamed"}}})")
+                  .status());
+    const bool cancelled =
+        WaitUntil([&] { return FirstState(syncer.Job(id)) != "RUNNING"; }, absl::Seconds(10));
     INFO(scheduler.Output());
-    CHECK_FALSE(disturbed);
+    CHECK_FALSE(cancelled);
   }
 
   SECTION("a job cancelled in Slurm deletes its pod with the reason") {
@@ -429,7 +441,28 @@ TEST_CASE("pods become Slurm jobs, are bound where Slurm runs them and torn down
     for (const auto& [slurm_node, node] : node_of) expected.insert(node);
     CHECK(nodes == expected);  // the job holds all three Slurm nodes
 
-    // One member deleted: the job is cancelled and the others are deleted with it.
+    // A member's group annotations removed while it runs: it stays with the group's job
+    // (before, it was taken for a single pod whose job is gone, deleted after the
+    // missing-job wait of 9 s, and the group's job cancelled as "the pods changed").
+    RequireOk(ns.client()
+                  .MergePatch(k8s::Pods(), ns.name(), "train-0",
+                              R"({"metadata":{"annotations":{"tidepool.dev/pod-group":null,)"
+                              R"("tidepool.dev/pod-group-size":null}}})")
+                  .status());
+    const bool disturbed = WaitUntil(
+        [&] {
+          std::optional<std::string> pod = ns.Pod("train-0");
+          return !pod.has_value() || k8s::ParseObjectMeta(*pod)->deleting ||
+                 FirstState(syncer.Job(id)) != "RUNNING";
+        },
+        absl::Seconds(12));
+    {
+      INFO(scheduler.Output());
+      CHECK_FALSE(disturbed);
+    }
+
+    // One member deleted: the job is cancelled and the others (train-0 too, which names
+    // the group no more) are deleted with it.
     RequireOk(ns.client().Delete(k8s::Pods(), ns.name(), "train-1").status());
     const bool cancelled = WaitUntil([&] { return FirstState(syncer.Job(id)) == "CANCELLED"; });
     {

@@ -46,6 +46,20 @@ TEST_CASE("the load check follows the control plane unless set") {
   CHECK(BuildControllerSettings(raw)->loop.verify_loaded);
 }
 
+TEST_CASE("--slurm_cluster serves one cluster and watches its namespace") {
+  absl::StatusOr<ControllerSettings> every = BuildControllerSettings(Defaults());
+  REQUIRE(every.ok());
+  CHECK(every->loop.served.Serves("lab/other"));
+  CHECK(every->loop.served.watch_namespace().empty());
+  RawControllerFlags raw = Defaults();
+  raw.slurm_cluster = "hpc/research";
+  absl::StatusOr<ControllerSettings> one = BuildControllerSettings(raw);
+  REQUIRE(one.ok());
+  CHECK(one->loop.served.Serves("hpc/research"));
+  CHECK_FALSE(one->loop.served.Serves("hpc/other"));
+  CHECK(one->loop.served.watch_namespace() == "hpc");
+}
+
 TEST_CASE("bad flag values are refused naming the flag") {
   struct Case {
     void (*mutate)(RawControllerFlags&);
@@ -67,6 +81,12 @@ TEST_CASE("bad flag values are refused naming the flag") {
       {[](RawControllerFlags& r) { r.verify_config_loaded = "yes"; }, "--verify_config_loaded"},
       {[](RawControllerFlags& r) { r.cluster_domain = ""; }, "--cluster_domain"},
       {[](RawControllerFlags& r) { r.cluster_domain = "cluster local"; }, "--cluster_domain"},
+      {[](RawControllerFlags& r) { r.slurm_cluster = "research"; }, "--slurm_cluster"},
+      {[](RawControllerFlags& r) {
+         r.slurm_cluster = "hpc/research";
+         r.watch_namespace = "lab";
+       },
+       "--watch_namespace"},
   };
   for (const Case& c : cases) {
     RawControllerFlags raw = Defaults();

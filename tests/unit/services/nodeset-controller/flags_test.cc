@@ -32,6 +32,25 @@ TEST_CASE("valid options keep the shared Kubernetes client and leader-election f
   CHECK(valid->lease_name == "nodeset-controller");
 }
 
+TEST_CASE("--slurm_cluster serves one cluster's NodeSets and watches its namespace") {
+  absl::StatusOr<ControllerOptions> every = ValidateControllerOptions(Defaults());
+  REQUIRE(every.ok());
+  CHECK(every->served.Serves("lab/other"));
+  CHECK(every->watch_namespace.empty());
+  ControllerOptions options = Defaults();
+  options.slurm_cluster = "hpc/research";
+  absl::StatusOr<ControllerOptions> one = ValidateControllerOptions(options);
+  REQUIRE(one.ok());
+  CHECK(one->served.Serves("hpc/research"));
+  CHECK_FALSE(one->served.Serves("hpc/other"));
+  CHECK(one->watch_namespace == "hpc");
+  options.watch_namespace = "lab";
+  CHECK(absl::StrContains(Refusal(options), "--watch_namespace=\"lab\""));
+  options.slurm_cluster = "hpc/Research";
+  options.watch_namespace.clear();
+  CHECK(absl::StrContains(Refusal(options), "--slurm_cluster"));
+}
+
 TEST_CASE("bad values are refused naming the flag") {
   ControllerOptions options = Defaults();
   options.client.qps = 0;

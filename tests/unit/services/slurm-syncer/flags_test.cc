@@ -94,7 +94,7 @@ TEST_CASE("--slurm_cluster reaches the cluster's restapi Service by DNS by defau
   absl::StatusOr<SyncerOptions> options = BuildSyncerOptions(ClusterDefaults());
   REQUIRE(options.ok());
   REQUIRE(options->cluster.has_value());
-  CHECK(options->cluster->ref == ClusterRef{.namespace_name = "hpc", .name = "research"});
+  CHECK(options->cluster->ref == api::ClusterRef{.namespace_name = "hpc", .name = "research"});
   CHECK(options->cluster->address_from == RestAddressFrom::kDns);
   CHECK(options->cluster->jwt_user == "slurm");
   CHECK(options->cluster->key_refresh_interval == absl::Minutes(2));

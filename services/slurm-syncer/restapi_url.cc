@@ -1,11 +1,6 @@
-#include "cluster_ref.h"
+#include "restapi_url.h"
 
-#include <vector>
-
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
-#include "k8s/dns_names.h"
 #include "k8s/object_json.h"
 #include "k8s/resource.h"
 #include "tidepool/naming.h"
@@ -24,19 +19,7 @@ bool ServesRestPort(const rapidjson::Value& spec) {
 
 }  // namespace
 
-std::string ClusterRef::ToString() const { return absl::StrCat(namespace_name, "/", name); }
-
-absl::StatusOr<ClusterRef> ParseClusterRef(absl::string_view text) {
-  std::vector<absl::string_view> parts = absl::StrSplit(text, '/');
-  if (parts.size() != 2 || !k8s::IsDnsLabel(parts[0]) || !k8s::IsDnsLabel(parts[1])) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--slurm_cluster=\"", text,
-                     "\" is not <namespace>/<name> (lower-case DNS labels, e.g. hpc/research)"));
-  }
-  return ClusterRef{.namespace_name = std::string(parts[0]), .name = std::string(parts[1])};
-}
-
-std::string RestUrlByDns(const ClusterRef& cluster) {
+std::string RestUrlByDns(const api::ClusterRef& cluster) {
   return absl::StrCat("http://", api::RestApiName(cluster.name), ".", cluster.namespace_name,
                       ".svc:", api::kSlurmrestdPort);
 }
@@ -59,7 +42,8 @@ absl::StatusOr<std::string> RestUrlFromService(absl::string_view service_json) {
   return absl::StrCat("http://", v6 ? "[" : "", ip, v6 ? "]" : "", ":", api::kSlurmrestdPort);
 }
 
-absl::StatusOr<std::string> ReadRestUrlFromService(k8s::Client& client, const ClusterRef& cluster,
+absl::StatusOr<std::string> ReadRestUrlFromService(k8s::Client& client,
+                                                   const api::ClusterRef& cluster,
                                                    absl::Duration timeout) {
   const std::string service =
       absl::StrCat("Service ", cluster.namespace_name, "/", api::RestApiName(cluster.name));

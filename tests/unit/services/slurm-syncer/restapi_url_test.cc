@@ -1,6 +1,6 @@
-// --slurm_cluster's <namespace>/<name> and the slurmrestd URLs built from it: in-cluster
-// DNS, or the ClusterIP of the cluster's restapi Service.
-#include "cluster_ref.h"
+// The slurmrestd URLs of --slurm_cluster: in-cluster DNS, or the ClusterIP of the
+// cluster's restapi Service.
+#include "restapi_url.h"
 
 #include <catch2/catch_test_macros.hpp>
 
@@ -8,20 +8,6 @@
 
 namespace tidepool::syncer {
 namespace {
-
-TEST_CASE("a cluster is named <namespace>/<name>") {
-  absl::StatusOr<ClusterRef> ref = ParseClusterRef("hpc/research");
-  REQUIRE(ref.ok());
-  CHECK(*ref == ClusterRef{.namespace_name = "hpc", .name = "research"});
-  CHECK(ref->ToString() == "hpc/research");
-  for (const char* bad : {"", "research", "hpc/", "/research", "hpc/research/x", "HPC/research",
-                          "hpc/re_search", "-hpc/research", "hpc/research-"}) {
-    absl::Status status = ParseClusterRef(bad).status();
-    INFO(bad);
-    CHECK(absl::IsInvalidArgument(status));
-    CHECK(absl::StrContains(status.message(), "--slurm_cluster"));
-  }
-}
 
 TEST_CASE("the in-cluster URL is the restapi Service's DNS name") {
   CHECK(RestUrlByDns({.namespace_name = "hpc", .name = "research"}) ==
