@@ -275,14 +275,17 @@ std::string PodSync::SchedulerName() {
 }
 
 absl::StatusOr<k8s::ReconcileResult> PodSync::Reconcile(const std::string& key) {
+  // "" while disabled (or the cluster is gone): nothing is placed, and pods keep their jobs
+  // and Nodes; only a job whose pod, or whole group, is gone is cancelled, as it holds its
+  // nodes for nothing.
   const std::string scheduler = SchedulerName();
-  if (scheduler.empty()) return k8s::ReconcileResult{};  // disabled: touch nothing
   if (std::optional<std::pair<std::string, std::string>> group = ParseGroupKey(key)) {
     return ReconcileGroup(key, group->first, group->second, scheduler);
   }
   const std::shared_ptr<const ClusterView> cluster = CurrentClusterView();
   std::vector<tidepool::v1::SlurmJob> jobs = context_.jobs->JobsOf(key);
   OwnedPod owned = OwnedPodOf(key, scheduler, jobs, *cluster);
+  if (scheduler.empty() && owned.pod.has_value()) return k8s::ReconcileResult{};
   const std::optional<ScheduledPod>& pod = owned.pod;
   const DecisionInput input{.pod = pod.has_value() ? &*pod : nullptr,
                             .jobs = std::move(jobs),
@@ -321,9 +324,11 @@ absl::StatusOr<k8s::ReconcileResult> PodSync::ReconcileGroup(const std::string& 
   const std::shared_ptr<const ClusterView> cluster = CurrentClusterView();
   RunningGroups running_groups(*context_.jobs, *cluster);
   std::vector<ScheduledPod> members;
+  bool named = false;  // by any pod, ours or not
   for (const k8s::CachedObjectPtr& object : context_.informers.pods->ListNamespace(ns)) {
     absl::StatusOr<ScheduledPod> pod = ScheduledPodOf(*object);
     if (!pod.ok()) continue;
+    named = named || PodGroupOf(pod->pod) == group;
     // A pod stays with the job it runs under: a group's member whatever it names now (or
     // the scheduler is called now), and out of a group it names later when it runs under
     // a job of its own.
@@ -335,6 +340,7 @@ absl::StatusOr<k8s::ReconcileResult> PodSync::ReconcileGroup(const std::string& 
                   !PlacedAsSinglePod(context_.jobs->JobsOf(object->meta.Key()), pod->pod);
     if (member) members.push_back(*std::move(pod));
   }
+  if (scheduler.empty() && (named || !members.empty())) return k8s::ReconcileResult{};
   GroupInput input{.ns = ns,
                    .group = group,
                    .jobs = context_.jobs->JobsOf(key),

@@ -296,7 +296,7 @@ TEST_CASE("pods become Slurm jobs, are bound where Slurm runs them and torn down
     CHECK(cancelled);
   }
 
-  SECTION("a running pod keeps its job and Node: it names a pod group, the scheduler renamed") {
+  SECTION("a running pod keeps its job: it names a pod group, the scheduler renamed or disabled") {
     uids.push_back(CreatePod(ns, "joins"));
     const uint32_t id = WaitBound(ns, "joins", scheduler);
     RequireOk(ns.client()
@@ -325,8 +325,22 @@ TEST_CASE("pods become Slurm jobs, are bound where Slurm runs them and torn down
                   .status());
     const bool cancelled =
         WaitUntil([&] { return FirstState(syncer.Job(id)) != "RUNNING"; }, absl::Seconds(10));
+    {
+      INFO(scheduler.Output());
+      CHECK_FALSE(cancelled);
+    }
+    // Disabled: the pod keeps its job; once the pod is gone its job is cancelled (before,
+    // a disabled scheduler touched nothing, and the job held its node for good).
+    RequireOk(ns.client()
+                  .MergePatch(api::SlurmClusters(), ns.name(), "research",
+                              R"({"spec":{"podScheduler":{"enabled":false}}})")
+                  .status());
+    CHECK_FALSE(
+        WaitUntil([&] { return FirstState(syncer.Job(id)) != "RUNNING"; }, absl::Seconds(5)));
+    RequireOk(ns.client().Delete(k8s::Pods(), ns.name(), "joins").status());
+    const bool released = WaitUntil([&] { return FirstState(syncer.Job(id)) == "CANCELLED"; });
     INFO(scheduler.Output());
-    CHECK_FALSE(cancelled);
+    CHECK(released);
   }
 
   SECTION("a job cancelled in Slurm deletes its pod with the reason") {
