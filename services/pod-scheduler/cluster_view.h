@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "placement_policy.h"
 #include "tidepool/pod_view.h"
 #include "tidepool/v1/node_set.pb.h"
 
@@ -23,6 +24,9 @@ struct ClusterView {
   std::string gpu_type;
   // Slurm node name (the slurmd pod's name) → the Kubernetes Node it runs on.
   std::map<std::string, std::string> node_of_slurm_node;
+
+  // What pods may name in their placement annotations (spec.podScheduler.placementPolicy).
+  PlacementPolicy placement_policy;
 
   std::optional<std::string> NodeFor(const std::string& slurm_node) const;
 };

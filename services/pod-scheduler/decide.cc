@@ -77,6 +77,11 @@ std::vector<Action> WithoutJob(const ScheduledPod& pod, const DecisionInput& inp
   if (!pod.pod.node_name.empty()) return {};  // placed by someone else: not ours to judge
   absl::StatusOr<tidepool::v1::JobSpec> spec =
       JobSpecForPod(pod.pod, pod.requests, cluster.gpu_type);
+  if (spec.ok()) {
+    if (absl::Status allowed = cluster.placement_policy.Allows(*spec, pod.pod.ns); !allowed.ok()) {
+      spec = allowed;
+    }
+  }
   if (!spec.ok()) {
     const std::string message(spec.status().message());
     if (AlreadyMarkedInvalid(pod.pod, message)) return {};

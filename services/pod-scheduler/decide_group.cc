@@ -120,6 +120,11 @@ std::vector<Action> WithoutJob(const GroupInput& input, const Members& members,
   if (!actions.empty()) return actions;
   absl::StatusOr<tidepool::v1::JobSpec> spec =
       JobSpecForGroup(input.ns, input.group, members.live, cluster.gpu_type);
+  if (spec.ok()) {
+    if (absl::Status allowed = cluster.placement_policy.Allows(*spec, input.ns); !allowed.ok()) {
+      spec = allowed;
+    }
+  }
   if (!spec.ok()) return MarkAll(members, std::string(spec.status().message()));
   const int64_t size = spec->tasks();
   const int64_t count = static_cast<int64_t>(members.live.size());

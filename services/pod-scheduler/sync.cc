@@ -38,7 +38,16 @@ ClusterView ObserveCluster(const SyncContext& c) {
     absl::StatusOr<api::PodView> pod = api::PodViewOf(*object);
     if (pod.ok()) slurmd.push_back(*std::move(pod));
   }
-  return BuildClusterView(c.cluster_namespace, c.cluster_name, node_sets, slurmd);
+  ClusterView view = BuildClusterView(c.cluster_namespace, c.cluster_name, node_sets, slurmd);
+  if (k8s::CachedObjectPtr object =
+          c.informers.clusters->Get(c.cluster_namespace, c.cluster_name)) {
+    absl::StatusOr<tidepool::v1::SlurmCluster> cluster = api::ParseSlurmCluster(object->json);
+    if (cluster.ok()) {
+      const auto& rules = cluster->spec().pod_scheduler().placement_policy();
+      view.placement_policy = PlacementPolicy(c.cluster_name, {rules.begin(), rules.end()});
+    }
+  }
+  return view;
 }
 
 k8s::ObjectReference PodReference(const api::PodView& pod) {
@@ -255,7 +264,8 @@ absl::StatusOr<k8s::ReconcileResult> PodSync::Execute(
 
 std::shared_ptr<const ClusterView> PodSync::CurrentClusterView() {
   const std::string version = absl::StrCat(context_.informers.node_sets->LastResourceVersion(), "/",
-                                           context_.informers.slurmd_pods->LastResourceVersion());
+                                           context_.informers.slurmd_pods->LastResourceVersion(),
+                                           "/", context_.informers.clusters->LastResourceVersion());
   absl::MutexLock lock(&view_mutex_);
   if (view_ == nullptr || version != view_version_) {
     view_ = std::make_shared<const ClusterView>(ObserveCluster(context_));

@@ -74,7 +74,7 @@ TEST_CASE("invalid resources are rejected with a message that names the field") 
       CHECK(absl::StrContains(result->output, expected));
     ++checked;
   }
-  CHECK(checked == 22);
+  CHECK(checked == 23);
 }
 
 }  // namespace

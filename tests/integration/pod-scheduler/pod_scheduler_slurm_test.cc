@@ -399,6 +399,21 @@ TEST_CASE("pods become Slurm jobs, are bound where Slurm runs them and torn down
     CHECK(absl::StrContains(notes.front(), "\"always\""));
     CHECK(SlurmJobsNamed(*slurm, uids.back()).empty());
     CHECK(k8s::AnnotationOf(*ns.Pod("invalid"), kJobIdAnnotation).empty());
+
+    // An account the cluster's placement policy does not list for the namespace: the
+    // same, although Slurm would take it from slurm-syncer's user.
+    uids.push_back(CreatePod(ns, "account", R"("tidepool.dev/account":"root")"));
+    const bool refused = WaitUntil([&] {
+      std::optional<std::string> pod = ns.Pod("account");
+      if (!pod.has_value()) return false;
+      const auto conditions = k8s::ReadConditions(k8s::ParseJsonObject(*pod, "pod").value());
+      auto it = conditions.find("PodScheduled");
+      return it != conditions.end() && it->second.reason == "InvalidPlacement" &&
+             absl::StrContains(it->second.message, "tidepool.dev/account: \"root\" is not allowed");
+    });
+    INFO(scheduler.Output());
+    CHECK(refused);
+    CHECK(SlurmJobsNamed(*slurm, uids.back()).empty());
   }
 
   SECTION("a GPU pod on a cluster without GPUs: Slurm refuses its job, the pod says why") {

@@ -109,6 +109,14 @@ TEST_CASE("members that disagree, or too many of them, mark every member and sub
   CHECK(absl::StartsWith(actions[0].message, "pod w-1: annotation tidepool.dev/time-limit"));
 }
 
+TEST_CASE("a QoS the placement policy does not allow marks every member, submits nothing") {
+  std::vector<ScheduledPod> members = {Member("w-0"), Member("w-1"), Member("w-2")};
+  for (ScheduledPod& member : members) member.pod.annotations["tidepool.dev/qos"] = "high";
+  std::vector<Action> actions = DecideGroup(Input(members), Cluster());
+  REQUIRE(Kinds(actions) == std::vector<Kind>(3, Kind::kMarkUnschedulable));
+  CHECK(absl::StrContains(actions[0].message, "tidepool.dev/qos: \"high\" is not allowed"));
+}
+
 TEST_CASE("a running group job binds every member to a distinct Node of its nodes") {
   std::vector<ScheduledPod> three = {Member("w-0"), Member("w-1"), Member("w-2")};
   for (ScheduledPod& pod : three) pod.pod.annotations["tidepool.dev/slurm-job-id"] = "9";

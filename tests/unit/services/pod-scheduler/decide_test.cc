@@ -198,6 +198,23 @@ TEST_CASE("a pod running under its group's job is left to the group, whatever it
       Decide({.pod = &pod, .jobs_view_fresh = true, .running_group = "train"}, Cluster()).empty());
 }
 
+TEST_CASE("an account the placement policy does not allow marks the pod, and submits nothing") {
+  ScheduledPod pod = Pod();
+  pod.pod.annotations["tidepool.dev/account"] = "finance";
+  const std::vector<Action> refused = Decide({.pod = &pod, .jobs_view_fresh = true}, Cluster());
+  REQUIRE(Kinds(refused) == std::vector<Kind>{Kind::kMarkUnschedulable});
+  CHECK(refused[0].reason == "InvalidPlacement");
+  CHECK(absl::StrContains(refused[0].message, "tidepool.dev/account: \"finance\" is not allowed"));
+  ClusterView allowing = Cluster();
+  tidepool::v1::PlacementRule rule;
+  rule.add_namespaces("ml");
+  rule.add_accounts("finance");
+  allowing.placement_policy = PlacementPolicy("research", {rule});
+  const std::vector<Action> allowed = Decide({.pod = &pod, .jobs_view_fresh = true}, allowing);
+  REQUIRE(Kinds(allowed) == std::vector<Kind>{Kind::kSubmit});
+  CHECK(allowed[0].spec.account() == "finance");
+}
+
 TEST_CASE("a pod someone else bound, without a job, is left alone") {
   ScheduledPod pod = Pod();
   pod.pod.node_name = "node-x";
