@@ -83,6 +83,9 @@ inline constexpr char kPodGroupAnnotation[] = "tidepool.dev/pod-group";
 inline constexpr char kPodGroupSizeAnnotation[] = "tidepool.dev/pod-group-size";
 // Pod annotation the pod-scheduler writes once the pod's placeholder job exists.
 inline constexpr char kSlurmJobIdAnnotation[] = "tidepool.dev/slurm-job-id";
+// Written with it: the SlurmCluster (<namespace>/<name>) whose Slurm runs that job, so the
+// pod scheduler of another cluster never takes the pod for one of its own.
+inline constexpr char kSlurmClusterAnnotation[] = "tidepool.dev/slurm-cluster";
 // The scheduler name a SlurmCluster's pod scheduler answers to when its
 // spec.podScheduler.schedulerName is empty.
 inline constexpr char kDefaultPodSchedulerName[] = "tidepool";

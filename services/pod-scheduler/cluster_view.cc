@@ -1,6 +1,7 @@
 #include "cluster_view.h"
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "tidepool/gres.h"
 
 namespace tidepool::podsched {
@@ -25,6 +26,7 @@ ClusterView BuildClusterView(const std::string& cluster_namespace, const std::st
                              const std::vector<tidepool::v1::NodeSet>& node_sets,
                              const std::vector<api::PodView>& slurmd_pods) {
   ClusterView view;
+  view.cluster_key = absl::StrCat(cluster_namespace, "/", cluster);
   std::set<std::string> gpu_types;
   for (const tidepool::v1::NodeSet& node_set : node_sets) {
     if (!OfCluster(node_set, cluster_namespace, cluster)) continue;

@@ -25,6 +25,8 @@ struct ClusterView {
   // Slurm node name (the slurmd pod's name) → the Kubernetes Node it runs on.
   std::map<std::string, std::string> node_of_slurm_node;
 
+  // "<namespace>/<name>" of the cluster, which pods it placed record.
+  std::string cluster_key;
   // What pods may name in their placement annotations (spec.podScheduler.placementPolicy).
   PlacementPolicy placement_policy;
 

@@ -129,7 +129,7 @@ std::vector<Action> Decide(const DecisionInput& input, const ClusterView& cluste
     actions.insert(actions.end(), next.begin(), next.end());
     return actions;
   }
-  if (AnnotatedJobId(pod.pod) != primary->job_id()) {
+  if (!RecordsJob(pod.pod, primary->job_id(), cluster.cluster_key)) {
     actions.push_back({.kind = Action::Kind::kAnnotateJobId, .job_id = primary->job_id()});
   }
   if (JobEnded(*primary)) {

@@ -173,7 +173,7 @@ std::vector<Action> WithJob(const GroupInput& input, const Members& members, con
                             const ClusterView& cluster) {
   std::vector<Action> actions;
   for (const ScheduledPod* member : members.live) {
-    if (AnnotatedJobId(member->pod) != job.job_id()) {
+    if (!RecordsJob(member->pod, job.job_id(), cluster.cluster_key)) {
       actions.push_back(
           {.kind = Action::Kind::kAnnotateJobId, .pod = member->pod.name, .job_id = job.job_id()});
     }

@@ -47,6 +47,24 @@ std::optional<uint32_t> AnnotatedJobId(const api::PodView& pod) {
   return id;
 }
 
+namespace {
+
+std::string ClusterAnnotation(const api::PodView& pod) {
+  auto it = pod.annotations.find(api::kSlurmClusterAnnotation);
+  return it == pod.annotations.end() ? "" : it->second;
+}
+
+}  // namespace
+
+bool PlacedByOtherCluster(const api::PodView& pod, absl::string_view cluster_key) {
+  const std::string cluster = ClusterAnnotation(pod);
+  return !cluster.empty() && cluster != cluster_key;
+}
+
+bool RecordsJob(const api::PodView& pod, uint32_t job_id, absl::string_view cluster_key) {
+  return AnnotatedJobId(pod) == job_id && ClusterAnnotation(pod) == cluster_key;
+}
+
 bool AlreadyMarkedInvalid(const api::PodView& pod, const std::string& message,
                           absl::string_view reason) {
   auto it = pod.conditions.find(api::kPodScheduledCondition);

@@ -35,6 +35,12 @@ bool PlacedAsSinglePod(const std::vector<tidepool::v1::SlurmJob>& pod_jobs,
 
 // tidepool.dev/slurm-job-id of the pod, when it holds a job id.
 std::optional<uint32_t> AnnotatedJobId(const api::PodView& pod);
+// Whether the pod's job runs in another SlurmCluster than `cluster_key` ("<ns>/<name>"), by
+// its tidepool.dev/slurm-cluster: that cluster's scheduler placed it.
+bool PlacedByOtherCluster(const api::PodView& pod, absl::string_view cluster_key);
+// Whether the pod records `job_id` as its job in `cluster_key` (both annotations); a pod
+// annotated before the cluster was recorded does not.
+bool RecordsJob(const api::PodView& pod, uint32_t job_id, absl::string_view cluster_key);
 // PodScheduled is already False with this reason (kInvalidPlacementReason unless given)
 // and message.
 bool AlreadyMarkedInvalid(const api::PodView& pod, const std::string& message,

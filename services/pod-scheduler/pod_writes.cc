@@ -27,7 +27,8 @@ std::string BindingJson(const api::PodView& pod, const std::string& node) {
   });
 }
 
-std::string JobIdPatchJson(const api::PodView& pod, uint32_t job_id) {
+std::string JobIdPatchJson(const api::PodView& pod, uint32_t job_id,
+                           const std::string& cluster_key) {
   return k8s::JsonObject([&](k8s::JsonWriter& w) {
     w.Key("metadata");
     w.StartObject();
@@ -35,6 +36,7 @@ std::string JobIdPatchJson(const api::PodView& pod, uint32_t job_id) {
     w.Key("annotations");
     w.StartObject();
     k8s::WriteStringMember(w, api::kSlurmJobIdAnnotation, absl::StrCat(job_id));
+    k8s::WriteStringMember(w, api::kSlurmClusterAnnotation, cluster_key);
     w.EndObject();
     w.EndObject();
   });
@@ -56,9 +58,10 @@ absl::Status BindPod(k8s::Client& client, const api::PodView& pod, const std::st
   return client.Call({.method = "POST", .path = *path, .body = BindingJson(pod, node)}).status();
 }
 
-absl::Status AnnotateJobId(k8s::Client& client, const api::PodView& pod, uint32_t job_id) {
+absl::Status AnnotateJobId(k8s::Client& client, const api::PodView& pod, uint32_t job_id,
+                           const std::string& cluster_key) {
   return client
-      .MergePatch(k8s::Pods(), pod.ns, pod.name, JobIdPatchJson(pod, job_id),
+      .MergePatch(k8s::Pods(), pod.ns, pod.name, JobIdPatchJson(pod, job_id, cluster_key),
                   {.field_manager = kFieldManager})
       .status();
 }

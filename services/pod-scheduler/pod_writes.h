@@ -20,7 +20,9 @@ inline constexpr char kFieldManager[] = "tidepool-pod-scheduler";
 absl::Status BindPod(k8s::Client& client, const api::PodView& pod, const std::string& node);
 // A merge patch carrying the pod's uid: the API server refuses it (422, metadata.uid is
 // immutable) for another pod of the same name, which must not be given this pod's job.
-absl::Status AnnotateJobId(k8s::Client& client, const api::PodView& pod, uint32_t job_id);
+// With the job id goes the cluster whose Slurm runs it (tidepool.dev/slurm-cluster).
+absl::Status AnnotateJobId(k8s::Client& client, const api::PodView& pod, uint32_t job_id,
+                           const std::string& cluster_key);
 // PodScheduled=False with reason and message (server-side apply of pods/status, which
 // merges conditions by type).
 absl::Status MarkUnschedulable(k8s::Client& client, const api::PodView& pod,
@@ -31,7 +33,8 @@ absl::Status DeletePod(k8s::Client& client, const api::PodView& pod);
 
 // The JSON bodies (pure, for tests).
 std::string BindingJson(const api::PodView& pod, const std::string& node);
-std::string JobIdPatchJson(const api::PodView& pod, uint32_t job_id);
+std::string JobIdPatchJson(const api::PodView& pod, uint32_t job_id,
+                           const std::string& cluster_key);
 std::string UnschedulableStatusJson(const api::PodView& pod, const std::string& reason,
                                     const std::string& message, absl::Time now);
 

@@ -61,7 +61,8 @@ class Process {
              .parse_view = api::PodViewForCache,
              .keep_viewed_json = false}),
         .node_sets = &factory_.For(api::NodeSets(), ns),
-        .clusters = &factory_.For(api::SlurmClusters(), ns)};
+        // Every namespace's: another cluster's scheduler may have the same name.
+        .clusters = &factory_.For(api::SlurmClusters(), "")};
     sync_ = std::make_unique<PodSync>(SyncContext{.client = &client_,
                                                   .informers = informers_,
                                                   .jobs = &jobs_,

@@ -15,6 +15,7 @@
 #include "pod_writes.h"
 #include "running_groups.h"
 #include "scheduled_pod.h"
+#include "scheduler_name.h"
 #include "tidepool/contract.h"
 #include "tidepool/resources.h"
 
@@ -75,7 +76,8 @@ class Executor {
       case Action::Kind::kSubmit:
         return Submit(action);
       case Action::Kind::kAnnotateJobId:
-        return Count("annotate", AnnotateJobId(*c_.client, pod->pod, action.job_id));
+        return Count("annotate",
+                     AnnotateJobId(*c_.client, pod->pod, action.job_id, c_.ClusterKey()));
       case Action::Kind::kBind:
         return Bind(*pod, action);
       case Action::Kind::kDeletePod:
@@ -151,7 +153,7 @@ class Executor {
                        ")"));
     absl::Status first = absl::OkStatus();
     for (const ScheduledPod* pod : pods_) {
-      first.Update(Count("annotate", AnnotateJobId(*c_.client, pod->pod, *id)));
+      first.Update(Count("annotate", AnnotateJobId(*c_.client, pod->pod, *id, c_.ClusterKey())));
     }
     return first;
   }
@@ -275,13 +277,45 @@ std::shared_ptr<const ClusterView> PodSync::CurrentClusterView() {
 }
 
 std::string PodSync::SchedulerName() {
-  k8s::CachedObjectPtr object =
+  const std::string version = context_.informers.clusters->LastResourceVersion();
+  SchedulerChoice choice;
+  bool changed = false;
+  {
+    absl::MutexLock lock(&choice_mutex_);
+    if (!choice_version_.has_value() || version != *choice_version_) {
+      std::vector<tidepool::v1::SlurmCluster> clusters;
+      for (const k8s::CachedObjectPtr& object : context_.informers.clusters->List()) {
+        absl::StatusOr<tidepool::v1::SlurmCluster> cluster = api::ParseSlurmCluster(object->json);
+        if (cluster.ok()) clusters.push_back(*std::move(cluster));
+      }
+      SchedulerChoice next = ChooseSchedulerName(context_.ClusterKey(), clusters);
+      changed = next.taken_by != choice_.taken_by;
+      choice_ = std::move(next);
+      choice_version_ = version;
+    }
+    choice = choice_;
+  }
+  if (changed) ReportSchedulerName(choice);
+  return choice.name;
+}
+
+void PodSync::ReportSchedulerName(const SchedulerChoice& choice) {
+  if (choice.taken_by.empty()) {
+    common::LogInfo("scheduler_name_free", {{"cluster", context_.ClusterKey()}});
+    return;
+  }
+  const std::string note = absl::StrCat(
+      "SlurmCluster ", choice.taken_by,
+      ", made earlier, has a pod scheduler of the same name: this cluster's places no pod "
+      "until one of the names (spec.podScheduler.schedulerName) changes");
+  common::LogWarn("scheduler_name_taken",
+                  {{"cluster", context_.ClusterKey()}, {"taken_by", choice.taken_by}});
+  k8s::CachedObjectPtr own =
       context_.informers.clusters->Get(context_.cluster_namespace, context_.cluster_name);
-  if (object == nullptr) return "";
-  absl::StatusOr<tidepool::v1::SlurmCluster> cluster = api::ParseSlurmCluster(object->json);
-  if (!cluster.ok() || !cluster->spec().pod_scheduler().enabled()) return "";
-  const std::string& name = cluster->spec().pod_scheduler().scheduler_name();
-  return name.empty() ? api::kDefaultPodSchedulerName : name;
+  if (own == nullptr) return;
+  if (absl::StatusOr<k8s::ObjectReference> ref = k8s::ReferenceTo(own->json); ref.ok()) {
+    context_.events->Record(*ref, k8s::EventType::kWarning, "SchedulerNameTaken", "Yield", note);
+  }
 }
 
 absl::StatusOr<k8s::ReconcileResult> PodSync::Reconcile(const std::string& key) {
@@ -314,7 +348,7 @@ PodSync::OwnedPod PodSync::OwnedPodOf(const std::string& key, const std::string&
   k8s::CachedObjectPtr object = context_.informers.pods->Get(key);
   if (object == nullptr) return owned;
   absl::StatusOr<ScheduledPod> parsed = ScheduledPodOf(*object);
-  if (!parsed.ok()) return owned;
+  if (!parsed.ok() || PlacedByOtherCluster(parsed->pod, context_.ClusterKey())) return owned;
   owned.running_group = RunningGroups(*context_.jobs, cluster).Of(*parsed);
   // A pod with a job of ours stays ours whatever the scheduler is called now: renaming it
   // must not cancel the jobs of the pods it placed.
@@ -337,7 +371,7 @@ absl::StatusOr<k8s::ReconcileResult> PodSync::ReconcileGroup(const std::string& 
   bool named = false;  // by any pod, ours or not
   for (const k8s::CachedObjectPtr& object : context_.informers.pods->ListNamespace(ns)) {
     absl::StatusOr<ScheduledPod> pod = ScheduledPodOf(*object);
-    if (!pod.ok()) continue;
+    if (!pod.ok() || PlacedByOtherCluster(pod->pod, context_.ClusterKey())) continue;
     named = named || PodGroupOf(pod->pod) == group;
     // A pod stays with the job it runs under: a group's member whatever it names now (or
     // the scheduler is called now), and out of a group it names later when it runs under

@@ -23,6 +23,7 @@
 #include "missing_jobs.h"
 #include "recent_writes.h"
 #include "scheduled_pod.h"
+#include "scheduler_name.h"
 #include "syncer_jobs.h"
 
 namespace tidepool::podsched {
@@ -44,6 +45,8 @@ struct SyncContext {
   common::Clock* clock = nullptr;
   std::string cluster_namespace;
   std::string cluster_name;
+
+  std::string ClusterKey() const { return cluster_namespace + "/" + cluster_name; }
 };
 
 class PodSync : public k8s::Reconciler {
@@ -55,8 +58,8 @@ class PodSync : public k8s::Reconciler {
   // names, and the one whose job its annotation names (it may have stopped naming it).
   static std::vector<std::string> SyncKeysOf(const k8s::CachedObject& object, JobTable& jobs);
 
-  // The scheduler name the cluster's pods use, or "" when the cluster is absent or its
-  // pod scheduler disabled.
+  // The scheduler name the cluster's pods use, or "" when the cluster is absent, its pod
+  // scheduler disabled, or the name taken by an older cluster's (scheduler_name.h).
   std::string SchedulerName();
   // Pod counts for the gauges (pending: ours and not bound).
   void UpdatePodGauges();
@@ -80,6 +83,8 @@ class PodSync : public k8s::Reconciler {
                                                const std::vector<tidepool::v1::SlurmJob>& jobs,
                                                const std::vector<Action>& actions);
 
+  // Logs, and says in an event on the cluster, that its scheduler name is taken or free.
+  void ReportSchedulerName(const SchedulerChoice& choice);
   // The cluster view, rebuilt only when the NodeSet or slurmd pod caches moved on.
   std::shared_ptr<const ClusterView> CurrentClusterView();
 
@@ -89,6 +94,10 @@ class PodSync : public k8s::Reconciler {
   absl::Mutex view_mutex_;
   std::string view_version_ ABSL_GUARDED_BY(view_mutex_);
   std::shared_ptr<const ClusterView> view_ ABSL_GUARDED_BY(view_mutex_);
+  // The scheduler name, chosen again when the SlurmCluster cache moved on.
+  absl::Mutex choice_mutex_;
+  std::optional<std::string> choice_version_ ABSL_GUARDED_BY(choice_mutex_);
+  SchedulerChoice choice_ ABSL_GUARDED_BY(choice_mutex_);
 };
 
 }  // namespace tidepool::podsched

@@ -93,19 +93,22 @@ class Syncer {
   std::unique_ptr<SlurmSyncer::Stub> stub_;
 };
 
-// The pod-scheduler binary for the namespace's SlurmCluster "research", on free ports.
+// The pod-scheduler binary for the namespace's SlurmCluster `cluster`, on free ports.
 class Scheduler {
  public:
-  Scheduler(const TestNamespace& ns, const std::string& syncer_address) {
+  Scheduler(const TestNamespace& ns, const std::string& syncer_address,
+            const std::string& cluster = "research") {
     http_port_ = tidepool::testing::FreeLoopbackPort().value();
     const char* binary = std::getenv("TIDEPOOL_POD_SCHEDULER");
     REQUIRE(binary != nullptr);
     absl::StatusOr<ChildProcess> process = ChildProcess::Spawn(
-        binary, {"--listen_address=127.0.0.1",
-                 absl::StrCat("--grpc_port=", tidepool::testing::FreeLoopbackPort().value()),
-                 absl::StrCat("--http_port=", http_port_), "--kubeconfig=" + ns.env().kubeconfig,
-                 "--syncer_address=" + syncer_address, "--slurm_cluster=" + ns.name() + "/research",
-                 "--leader_election_namespace=" + ns.name(), "--log_level=debug"});
+        binary,
+        {"--listen_address=127.0.0.1",
+         absl::StrCat("--grpc_port=", tidepool::testing::FreeLoopbackPort().value()),
+         absl::StrCat("--http_port=", http_port_), "--kubeconfig=" + ns.env().kubeconfig,
+         "--syncer_address=" + syncer_address, "--slurm_cluster=" + ns.name() + "/" + cluster,
+         "--leader_election_namespace=" + ns.name(),
+         "--leader_election_id=pod-scheduler-" + cluster, "--log_level=debug"});
     RequireOk(process.status());
     process_.emplace(*std::move(process));
     const bool ready = WaitUntil([&] { return Ready(http_port_); });
@@ -341,6 +344,31 @@ TEST_CASE("pods become Slurm jobs, are bound where Slurm runs them and torn down
     const bool released = WaitUntil([&] { return FirstState(syncer.Job(id)) == "CANCELLED"; });
     INFO(scheduler.Output());
     CHECK(released);
+  }
+
+  SECTION("a later cluster's scheduler of the same name places nothing; pods record theirs") {
+    ns.CreateCluster("later");
+    RequireOk(ns.client()
+                  .MergePatch(api::SlurmClusters(), ns.name(), "later",
+                              absl::StrCat(R"({"spec":{"podScheduler":{"enabled":true,)",
+                                           R"("schedulerName":")", SchedulerName(ns), R"("}}})"))
+                  .status());
+    Scheduler later(ns, syncer.address(), "later");
+    const bool yielded =
+        WaitUntil([&] { return absl::StrContains(later.Output(), "event=scheduler_name_taken"); });
+    {
+      INFO(later.Output());
+      REQUIRE(yielded);
+    }
+    CHECK_FALSE(AwaitEventNotes(ns, "SchedulerNameTaken").empty());
+    uids.push_back(CreatePod(ns, "shared"));
+    const uint32_t id = WaitBound(ns, "shared", scheduler);
+    CHECK(k8s::AnnotationOf(*ns.Pod("shared"), "tidepool.dev/slurm-cluster") ==
+          ns.name() + "/research");
+    absl::SleepFor(absl::Seconds(3));  // time for a second scheduler to submit, were it to
+    INFO(later.Output());
+    CHECK(SlurmJobsNamed(*slurm, uids.back()).size() == 1);
+    CHECK(FirstState(syncer.Job(id)) == "RUNNING");
   }
 
   SECTION("a job cancelled in Slurm deletes its pod with the reason") {

@@ -24,6 +24,20 @@ TEST_CASE("a job has ended once its base state is terminal or it finished") {
   CHECK(JobEnded(Job("RUNNING", /*finished=*/true)));
 }
 
+TEST_CASE("a pod records its job and the cluster whose Slurm runs it") {
+  api::PodView pod;
+  CHECK_FALSE(PlacedByOtherCluster(pod, "hpc/research"));
+  CHECK_FALSE(RecordsJob(pod, 3, "hpc/research"));
+  pod.annotations["tidepool.dev/slurm-job-id"] = "3";
+  CHECK_FALSE(PlacedByOtherCluster(pod, "hpc/research"));  // annotated before clusters were
+  CHECK_FALSE(RecordsJob(pod, 3, "hpc/research"));         // ... so it is annotated again
+  pod.annotations["tidepool.dev/slurm-cluster"] = "hpc/research";
+  CHECK(RecordsJob(pod, 3, "hpc/research"));
+  CHECK_FALSE(RecordsJob(pod, 4, "hpc/research"));
+  CHECK(PlacedByOtherCluster(pod, "lab/other"));
+  CHECK_FALSE(RecordsJob(pod, 3, "lab/other"));
+}
+
 TEST_CASE("a job's nodes are its hostlist expanded") {
   tidepool::v1::SlurmJob job = Job("RUNNING");
   job.set_nodes("n-[01-03]");

@@ -19,9 +19,10 @@ TEST_CASE("the binding names the pod's uid and the target Node") {
         R"("uid":"uid-1"},"target":{"apiVersion":"v1","kind":"Node","name":"node-b"}})");
 }
 
-TEST_CASE("the job id is a merge patch of one annotation, for the pod of this uid only") {
-  CHECK(JobIdPatchJson(Pod(), 42) ==
-        R"({"metadata":{"uid":"uid-1","annotations":{"tidepool.dev/slurm-job-id":"42"}}})");
+TEST_CASE("the job id and its cluster are a merge patch, for the pod of this uid only") {
+  CHECK(JobIdPatchJson(Pod(), 42, "hpc/research") ==
+        R"({"metadata":{"uid":"uid-1","annotations":{"tidepool.dev/slurm-job-id":"42",)"
+        R"("tidepool.dev/slurm-cluster":"hpc/research"}}})");
 }
 
 TEST_CASE("PodScheduled=False is applied to the status with reason and message") {
