@@ -1,6 +1,7 @@
 #include "render_inputs.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <map>
 #include <memory>
 #include <optional>
@@ -146,12 +147,13 @@ absl::StatusOr<RenderInputs> BuildRenderInputs(const ClusterObjects& objects,
   if (!inputs.blocking.empty()) {
     constexpr size_t kNamed = 5;
     const size_t named = std::min(kNamed, inputs.blocking.size());
-    return absl::FailedPreconditionError(
-        absl::StrCat("not rendered: ", inputs.blocking.size(),
-                     " input(s) cannot be read, and rendering "
-                     "without them would drop live nodes from Slurm: ",
-                     absl::StrJoin(inputs.blocking.begin(), inputs.blocking.begin() + named, "; "),
-                     inputs.blocking.size() > named ? "; …" : ""));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "not rendered: ", inputs.blocking.size(),
+        " input(s) cannot be read, and rendering "
+        "without them would drop live nodes from Slurm: ",
+        absl::StrJoin(inputs.blocking.begin(),
+                      inputs.blocking.begin() + static_cast<std::ptrdiff_t>(named), "; "),
+        inputs.blocking.size() > named ? "; …" : ""));
   }
   return inputs;
 }

@@ -57,8 +57,9 @@ absl::StatusOr<std::string> ReadRestUrlFromService(k8s::Client& client,
                         absl::StrCat("cannot read ", service, ": ", json.status().message()));
   }
   absl::StatusOr<std::string> url = RestUrlFromService(*json);
-  if (!url.ok())
+  if (!url.ok()) {
     return absl::Status(url.status().code(), absl::StrCat(service, " ", url.status().message()));
+  }
   return url;
 }
 

@@ -33,9 +33,9 @@ inline constexpr uint64_t kDefaultMaxHosts = 1'000'000;
 // Slurm's own limits (hostlist.h): MAX_RANGE hosts in one lo-hi range, MAX_PREFIX_CNT values
 // in a bracket that is not the last one of a name, MAX_RANGES ranges in one bracket. Slurm
 // rejects (or aborts on) expressions beyond them, so we reject them too.
-inline constexpr uint64_t kSlurmMaxHostsPerRange = 64 * 1024;
-inline constexpr uint64_t kSlurmMaxPrefixValues = 64 * 1024;
-inline constexpr uint64_t kSlurmMaxRangesPerBracket = 256 * 1024;
+inline constexpr uint64_t kSlurmMaxHostsPerRange = uint64_t{64} * 1024;
+inline constexpr uint64_t kSlurmMaxPrefixValues = uint64_t{64} * 1024;
+inline constexpr uint64_t kSlurmMaxRangesPerBracket = uint64_t{256} * 1024;
 
 struct ExpandOptions {
   // Expressions naming more hosts fail before anything is allocated.
