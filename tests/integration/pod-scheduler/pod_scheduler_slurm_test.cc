@@ -241,6 +241,19 @@ uint32_t WaitBound(TestNamespace& ns, const std::string& name, Scheduler& schedu
   return id;
 }
 
+// Whether, within `wait`, the pod `name` went (or began to) or its job `id` stopped
+// RUNNING: what must not happen to a running pod whose annotations or scheduler change.
+bool Disturbed(TestNamespace& ns, Syncer& syncer, const std::string& name, uint32_t id,
+               absl::Duration wait) {
+  return WaitUntil(
+      [&] {
+        std::optional<std::string> pod = ns.Pod(name);
+        return !pod.has_value() || k8s::ParseObjectMeta(*pod)->deleting ||
+               FirstState(syncer.Job(id)) != "RUNNING";
+      },
+      wait);
+}
+
 // Slurm's ids of every job (any state) whose comment names the pod group.
 std::vector<std::string> SlurmJobsOfGroup(const SlurmEnv& slurm, const std::string& ns,
                                           const std::string& group) {
@@ -309,13 +322,7 @@ TEST_CASE("pods become Slurm jobs, are bound where Slurm runs them and torn down
                   .status());
     // Longer than a missing job is waited for (9 s): neither the pod's sync nor the
     // group's may take it for a group member without its job.
-    const bool disturbed = WaitUntil(
-        [&] {
-          std::optional<std::string> pod = ns.Pod("joins");
-          return !pod.has_value() || k8s::ParseObjectMeta(*pod)->deleting ||
-                 FirstState(syncer.Job(id)) != "RUNNING";
-        },
-        absl::Seconds(15));
+    const bool disturbed = Disturbed(ns, syncer, "joins", id, absl::Seconds(15));
     {
       INFO(scheduler.Output());
       CHECK_FALSE(disturbed);
@@ -506,13 +513,7 @@ TEST_CASE("pods become Slurm jobs, are bound where Slurm runs them and torn down
                               R"({"metadata":{"annotations":{"tidepool.dev/pod-group":null,)"
                               R"("tidepool.dev/pod-group-size":null}}})")
                   .status());
-    const bool disturbed = WaitUntil(
-        [&] {
-          std::optional<std::string> pod = ns.Pod("train-0");
-          return !pod.has_value() || k8s::ParseObjectMeta(*pod)->deleting ||
-                 FirstState(syncer.Job(id)) != "RUNNING";
-        },
-        absl::Seconds(12));
+    const bool disturbed = Disturbed(ns, syncer, "train-0", id, absl::Seconds(12));
     {
       INFO(scheduler.Output());
       CHECK_FALSE(disturbed);
