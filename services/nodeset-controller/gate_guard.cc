@@ -23,7 +23,13 @@ GateGuard::GateGuard(k8s::Client& client, k8s::LeaseClient& leases, k8s::Informe
       holder_(client, clock,
               {.should_hold = [this] { return SyncerAbsentNow(); },
                .on_change = [this](bool absent) { OnChange(absent); },
-               .candidates = [&pods] { return api::GateFalseCandidates(pods.List(), HoldsGateOf); },
+               .candidates =
+                   [this, &pods] {
+                     return api::GateFalseCandidates(pods.List(), [this](const api::PodView& pod) {
+                       return HoldsGateOf(pod) &&
+                              options_.served.Serves(pod.ns + "/" + pod.cluster);
+                     });
+                   },
                .count_held = [&metrics] { metrics.CountGateHeld(); }},
               {.name = "gate-guard",
                .key = kKey,

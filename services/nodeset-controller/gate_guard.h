@@ -18,6 +18,7 @@
 #include "k8s/leader_election.h"
 #include "metrics.h"
 #include "tidepool/gate_holder.h"
+#include "tidepool/served_cluster.h"
 
 namespace tidepool::nodeset {
 
@@ -27,6 +28,8 @@ struct GateGuardOptions {
   std::string field_manager;
   absl::Duration period = absl::Seconds(2);
   absl::Duration grace = absl::Seconds(10);
+  // Only this cluster's pods: another cluster's are its own slurm-syncer's to watch.
+  api::ServedCluster served;
 };
 
 class GateGuard {

@@ -76,7 +76,8 @@ class Process {
           client_, *leases_, *informers_.pods, clock_, metrics_,
           GateGuardOptions{.lease_namespace = options_.syncer_lease_namespace,
                            .lease_name = options_.syncer_lease_name,
-                           .field_manager = "nodeset-controller"});
+                           .field_manager = "nodeset-controller",
+                           .served = options_.served});
       while_leading.push_back(&gate_guard_->runtime());
     }
     leadership_ = std::make_unique<k8s::Leadership>(

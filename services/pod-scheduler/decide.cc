@@ -17,11 +17,11 @@ namespace {
 
 using tidepool::v1::SlurmJob;
 
-// The pod group the pod is placed with: the one whose job it runs under; none once it runs
+// The pod group the pod is placed with: the one whose job it records; none once it runs
 // bound under a job of its own; else the one it names.
 std::optional<std::string> GroupOf(const DecisionInput& input) {
   if (input.pod == nullptr) return std::nullopt;
-  if (input.running_group.has_value()) return input.running_group;
+  if (input.recorded_group.has_value()) return input.recorded_group;
   if (PlacedAsSinglePod(input.jobs, input.pod->pod)) return std::nullopt;
   return PodGroupOf(input.pod->pod);
 }
@@ -109,7 +109,7 @@ std::vector<Action> Decide(const DecisionInput& input, const ClusterView& cluste
   }
   if (input.pod != nullptr && GroupOf(input).has_value() && !input.pod->pod.deleting &&
       !input.pod->Finished()) {
-    if (!input.running_group.has_value()) {
+    if (!input.recorded_group.has_value()) {
       std::vector<Action> next = ForGroupMember(*input.pod);
       actions.insert(actions.end(), next.begin(), next.end());
     }

@@ -31,9 +31,9 @@ struct DecisionInput {
   // The job view holds every job Slurm had when this process started (no submission
   // may be made before, or a restart could submit a pod's job twice).
   bool jobs_view_fresh = false;
-  // The pod group whose job the pod runs under (running_groups.h), whatever its
-  // annotations say: that group's sync decides for it.
-  std::optional<std::string> running_group;
+  // The pod group whose job the pod records (recorded_group.h), whatever its annotations
+  // say now: that group's sync decides for it.
+  std::optional<std::string> recorded_group;
 };
 
 std::vector<Action> Decide(const DecisionInput& input, const ClusterView& cluster);

@@ -52,13 +52,20 @@ const std::vector<Kind>& Kinds() {
 absl::Status PlacementPolicy::Allows(const tidepool::v1::JobSpec& job, absl::string_view ns) const {
   for (const Kind& kind : Kinds()) {
     const std::string& value = kind.value(job);
-    if (value.empty()) continue;
     bool any_listed = false;
     bool allowed = false;
     for (const PlacementRule& rule : rules_) {
       if (!Covers(rule, ns)) continue;
       any_listed = any_listed || !kind.listed(rule).empty();
       allowed = allowed || Lists(kind.listed(rule), value);
+    }
+    if (value.empty()) {
+      // Slurm's default partition is not one the rules chose for the namespace.
+      if (!kind.free_unless_listed || !any_listed) continue;
+      return absl::InvalidArgumentError(absl::StrCat(
+          "annotation ", kind.annotation, " is missing: SlurmCluster ", cluster_, " lists the ",
+          kind.field, " pods of namespace ", ns, " may use in spec.podScheduler.placementPolicy[].",
+          kind.field, "; name one"));
     }
     if (allowed || (kind.free_unless_listed && !any_listed)) continue;
     return absl::InvalidArgumentError(absl::StrCat(

@@ -7,7 +7,8 @@
 // or a reservation made for someone else. SlurmCluster spec.podScheduler.placementPolicy
 // lists, per namespace, what its pods may name: an account, QoS or reservation must be
 // listed by a rule for the pod's namespace; partitions are the operator's own
-// (spec.partitions) and free unless a rule for the namespace lists some.
+// (spec.partitions) and free unless a rule for the namespace lists some (then the pod must
+// name one of them, not take Slurm's default).
 
 #include <string>
 #include <utility>

@@ -162,11 +162,15 @@ class Process {
     // The cluster's scheduler name or enablement changing concerns every pod. A slurmd pod
     // or NodeSet changing does not enqueue anything (the syncer annotates slurmd pods all
     // the time): a pod waiting for a Slurm node's slurmd pod looks again on its own.
+    // Any cluster's spec (another may take the scheduler name), not its status: every
+    // release's cluster-controller writes status often.
     auto all = [this](const k8s::CachedObjectPtr&) { controller_->EnqueueAll(); };
     informers_.clusters->AddHandlers(
         {.on_add = all,
-         .on_update = [this](const k8s::CachedObjectPtr&,
-                             const k8s::CachedObjectPtr&) { controller_->EnqueueAll(); },
+         .on_update =
+             [this](const k8s::CachedObjectPtr& before, const k8s::CachedObjectPtr& after) {
+               if (before->meta.generation != after->meta.generation) controller_->EnqueueAll();
+             },
          .on_delete = all});
   }
 

@@ -13,7 +13,7 @@
 #include "job_identity.h"
 #include "pod_group.h"
 #include "pod_writes.h"
-#include "running_groups.h"
+#include "recorded_group.h"
 #include "scheduled_pod.h"
 #include "scheduler_name.h"
 #include "tidepool/contract.h"
@@ -265,9 +265,13 @@ absl::StatusOr<k8s::ReconcileResult> PodSync::Execute(
 }
 
 std::shared_ptr<const ClusterView> PodSync::CurrentClusterView() {
-  const std::string version = absl::StrCat(context_.informers.node_sets->LastResourceVersion(), "/",
-                                           context_.informers.slurmd_pods->LastResourceVersion(),
-                                           "/", context_.informers.clusters->LastResourceVersion());
+  // The cluster's spec by its generation: its status changes often and feeds no view.
+  k8s::CachedObjectPtr own =
+      context_.informers.clusters->Get(context_.cluster_namespace, context_.cluster_name);
+  const std::string version =
+      absl::StrCat(context_.informers.node_sets->LastResourceVersion(), "/",
+                   context_.informers.slurmd_pods->LastResourceVersion(), "/",
+                   own == nullptr ? "-" : absl::StrCat(own->meta.uid, ":", own->meta.generation));
   absl::MutexLock lock(&view_mutex_);
   if (view_ == nullptr || version != view_version_) {
     view_ = std::make_shared<const ClusterView>(ObserveCluster(context_));
@@ -276,27 +280,30 @@ std::shared_ptr<const ClusterView> PodSync::CurrentClusterView() {
   return view_;
 }
 
-std::string PodSync::SchedulerName() {
+SchedulerChoice PodSync::CurrentChoice() {
   const std::string version = context_.informers.clusters->LastResourceVersion();
-  SchedulerChoice choice;
-  bool changed = false;
+  absl::MutexLock lock(&choice_mutex_);
+  if (!choice_version_.has_value() || version != *choice_version_) {
+    std::vector<tidepool::v1::SlurmCluster> clusters;
+    for (const k8s::CachedObjectPtr& object : context_.informers.clusters->List()) {
+      absl::StatusOr<tidepool::v1::SlurmCluster> cluster = api::ParseSlurmCluster(object->json);
+      if (cluster.ok()) clusters.push_back(*std::move(cluster));
+    }
+    choice_ = ChooseSchedulerName(context_.ClusterKey(), clusters);
+    choice_version_ = version;
+  }
+  return choice_;
+}
+
+std::string PodSync::SchedulerName() { return CurrentChoice().name; }
+
+void PodSync::ReportIfChanged(const SchedulerChoice& choice) {
   {
     absl::MutexLock lock(&choice_mutex_);
-    if (!choice_version_.has_value() || version != *choice_version_) {
-      std::vector<tidepool::v1::SlurmCluster> clusters;
-      for (const k8s::CachedObjectPtr& object : context_.informers.clusters->List()) {
-        absl::StatusOr<tidepool::v1::SlurmCluster> cluster = api::ParseSlurmCluster(object->json);
-        if (cluster.ok()) clusters.push_back(*std::move(cluster));
-      }
-      SchedulerChoice next = ChooseSchedulerName(context_.ClusterKey(), clusters);
-      changed = next.taken_by != choice_.taken_by;
-      choice_ = std::move(next);
-      choice_version_ = version;
-    }
-    choice = choice_;
+    if (choice.taken_by == reported_taken_by_) return;
+    reported_taken_by_ = choice.taken_by;
   }
-  if (changed) ReportSchedulerName(choice);
-  return choice.name;
+  ReportSchedulerName(choice);
 }
 
 void PodSync::ReportSchedulerName(const SchedulerChoice& choice) {
@@ -319,22 +326,28 @@ void PodSync::ReportSchedulerName(const SchedulerChoice& choice) {
 }
 
 absl::StatusOr<k8s::ReconcileResult> PodSync::Reconcile(const std::string& key) {
-  // "" while disabled (or the cluster is gone): nothing is placed, and pods keep their jobs
-  // and Nodes; only a job whose pod, or whole group, is gone is cancelled, as it holds its
-  // nodes for nothing.
-  const std::string scheduler = SchedulerName();
+  // "" while disabled, the cluster gone or the name taken: nothing is placed, and pods keep
+  // their jobs and Nodes; only a job whose pod ended (or whole group is gone) is cancelled,
+  // as it holds its nodes for nothing.
+  const SchedulerChoice choice = CurrentChoice();
+  ReportIfChanged(choice);  // here, where only the leader comes
+  const std::string& scheduler = choice.name;
   if (std::optional<std::pair<std::string, std::string>> group = ParseGroupKey(key)) {
     return ReconcileGroup(key, group->first, group->second, scheduler);
   }
   const std::shared_ptr<const ClusterView> cluster = CurrentClusterView();
   std::vector<tidepool::v1::SlurmJob> jobs = context_.jobs->JobsOf(key);
-  OwnedPod owned = OwnedPodOf(key, scheduler, jobs, *cluster);
-  if (scheduler.empty() && owned.pod.has_value()) return k8s::ReconcileResult{};
+  OwnedPod owned = OwnedPodOf(key, scheduler, jobs);
+  // Disabled, only an ended pod's job is cancelled: Decide does no more for one.
+  if (scheduler.empty() && owned.pod.has_value() && !owned.pod->pod.deleting &&
+      !owned.pod->Finished()) {
+    return k8s::ReconcileResult{};
+  }
   const std::optional<ScheduledPod>& pod = owned.pod;
   const DecisionInput input{.pod = pod.has_value() ? &*pod : nullptr,
                             .jobs = std::move(jobs),
                             .jobs_view_fresh = context_.jobs->fresh(),
-                            .running_group = std::move(owned.running_group)};
+                            .recorded_group = std::move(owned.recorded_group)};
   if (input.pod == nullptr && input.jobs.empty()) return k8s::ReconcileResult{};
   std::vector<const ScheduledPod*> pods;
   if (input.pod != nullptr) pods.push_back(input.pod);
@@ -342,20 +355,19 @@ absl::StatusOr<k8s::ReconcileResult> PodSync::Reconcile(const std::string& key) 
 }
 
 PodSync::OwnedPod PodSync::OwnedPodOf(const std::string& key, const std::string& scheduler,
-                                      const std::vector<tidepool::v1::SlurmJob>& jobs,
-                                      const ClusterView& cluster) {
+                                      const std::vector<tidepool::v1::SlurmJob>& jobs) {
   OwnedPod owned;
   k8s::CachedObjectPtr object = context_.informers.pods->Get(key);
   if (object == nullptr) return owned;
   absl::StatusOr<ScheduledPod> parsed = ScheduledPodOf(*object);
   if (!parsed.ok() || PlacedByOtherCluster(parsed->pod, context_.ClusterKey())) return owned;
-  owned.running_group = RunningGroups(*context_.jobs, cluster).Of(*parsed);
+  owned.recorded_group = RecordedGroupOf(*context_.jobs, *parsed);
   // A pod with a job of ours stays ours whatever the scheduler is called now: renaming it
   // must not cancel the jobs of the pods it placed.
   const bool has_job = std::any_of(
       jobs.begin(), jobs.end(),
       [&](const tidepool::v1::SlurmJob& job) { return IsJobOfPod(job, parsed->pod.uid); });
-  if (parsed->scheduler_name == scheduler || has_job || owned.running_group.has_value()) {
+  if (parsed->scheduler_name == scheduler || has_job || owned.recorded_group.has_value()) {
     owned.pod = *std::move(parsed);
   }
   return owned;
@@ -366,32 +378,40 @@ absl::StatusOr<k8s::ReconcileResult> PodSync::ReconcileGroup(const std::string& 
                                                              const std::string& group,
                                                              const std::string& scheduler) {
   const std::shared_ptr<const ClusterView> cluster = CurrentClusterView();
-  RunningGroups running_groups(*context_.jobs, *cluster);
+  std::vector<tidepool::v1::SlurmJob> jobs = context_.jobs->JobsOf(key);
+  std::set<uint32_t> job_ids;
+  for (const tidepool::v1::SlurmJob& job : jobs) job_ids.insert(job.job_id());
   std::vector<ScheduledPod> members;
   bool named = false;  // by any pod, ours or not
   for (const k8s::CachedObjectPtr& object : context_.informers.pods->ListNamespace(ns)) {
     absl::StatusOr<ScheduledPod> pod = ScheduledPodOf(*object);
     if (!pod.ok() || PlacedByOtherCluster(pod->pod, context_.ClusterKey())) continue;
     named = named || PodGroupOf(pod->pod) == group;
-    // A pod stays with the job it runs under: a group's member whatever it names now (or
-    // the scheduler is called now), and out of a group it names later when it runs under
-    // a job of its own.
-    const std::optional<std::string> running = running_groups.Of(*pod);
-    const bool member =
-        running.has_value()
-            ? *running == group
-            : pod->scheduler_name == scheduler && PodGroupOf(pod->pod) == group &&
-                  !PlacedAsSinglePod(context_.jobs->JobsOf(object->meta.Key()), pod->pod);
-    if (member) members.push_back(*std::move(pod));
+    if (IsMember(*pod, object->meta.Key(), group, scheduler, job_ids)) {
+      members.push_back(*std::move(pod));
+    }
   }
   if (scheduler.empty() && (named || !members.empty())) return k8s::ReconcileResult{};
-  GroupInput input{.ns = ns,
-                   .group = group,
-                   .jobs = context_.jobs->JobsOf(key),
-                   .jobs_view_fresh = context_.jobs->fresh()};
+  GroupInput input{
+      .ns = ns, .group = group, .jobs = std::move(jobs), .jobs_view_fresh = context_.jobs->fresh()};
   for (const ScheduledPod& member : members) input.members.push_back(&member);
   if (input.members.empty() && input.jobs.empty()) return k8s::ReconcileResult{};
   return Execute(key, input.members, input.jobs, DecideGroup(input, *cluster));
+}
+
+bool PodSync::IsMember(const ScheduledPod& pod, const std::string& pod_key,
+                       const std::string& group, const std::string& scheduler,
+                       const std::set<uint32_t>& group_job_ids) {
+  // A pod stays with the job it records: a member of this group's job whatever it, or the
+  // scheduler's name, says now; out of a group it names later when it records another
+  // group's job, or runs under one of its own.
+  if (std::optional<uint32_t> id = AnnotatedJobId(pod.pod);
+      id.has_value() && group_job_ids.contains(*id)) {
+    return true;
+  }
+  return pod.scheduler_name == scheduler && PodGroupOf(pod.pod) == group &&
+         !RecordedGroupOf(*context_.jobs, pod).has_value() &&
+         !PlacedAsSinglePod(context_.jobs->JobsOf(pod_key), pod.pod);
 }
 
 std::vector<std::string> PodSync::SyncKeysOf(const k8s::CachedObject& object, JobTable& jobs) {

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -66,13 +67,16 @@ class PodSync : public k8s::Reconciler {
 
  private:
   // The pod `key` when it is ours (it asks for this scheduler, or has a job of ours, or
-  // runs in a group's job), and the group whose job it runs under.
+  // records a group's job), and the group whose job it records (recorded_group.h).
   struct OwnedPod {
     std::optional<ScheduledPod> pod;
-    std::optional<std::string> running_group;
+    std::optional<std::string> recorded_group;
   };
   OwnedPod OwnedPodOf(const std::string& key, const std::string& scheduler,
-                      const std::vector<tidepool::v1::SlurmJob>& jobs, const ClusterView& cluster);
+                      const std::vector<tidepool::v1::SlurmJob>& jobs);
+  // Whether `pod` is a member of `group`, whose jobs have `group_job_ids`.
+  bool IsMember(const ScheduledPod& pod, const std::string& pod_key, const std::string& group,
+                const std::string& scheduler, const std::set<uint32_t>& group_job_ids);
   absl::StatusOr<k8s::ReconcileResult> ReconcileGroup(const std::string& key, const std::string& ns,
                                                       const std::string& group,
                                                       const std::string& scheduler);
@@ -83,7 +87,11 @@ class PodSync : public k8s::Reconciler {
                                                const std::vector<tidepool::v1::SlurmJob>& jobs,
                                                const std::vector<Action>& actions);
 
-  // Logs, and says in an event on the cluster, that its scheduler name is taken or free.
+  // The scheduler name and who takes it, chosen again when the SlurmCluster cache moved on.
+  SchedulerChoice CurrentChoice();
+  // Logs, and says in an event on the cluster, that its scheduler name is taken or free,
+  // once per change.
+  void ReportIfChanged(const SchedulerChoice& choice);
   void ReportSchedulerName(const SchedulerChoice& choice);
   // The cluster view, rebuilt only when the NodeSet or slurmd pod caches moved on.
   std::shared_ptr<const ClusterView> CurrentClusterView();
@@ -98,6 +106,7 @@ class PodSync : public k8s::Reconciler {
   absl::Mutex choice_mutex_;
   std::optional<std::string> choice_version_ ABSL_GUARDED_BY(choice_mutex_);
   SchedulerChoice choice_ ABSL_GUARDED_BY(choice_mutex_);
+  std::string reported_taken_by_ ABSL_GUARDED_BY(choice_mutex_);
 };
 
 }  // namespace tidepool::podsched

@@ -50,7 +50,9 @@ bool Ready(uint16_t http_port) {
 // side only (the pod-scheduler test does not exercise its two-way node sync).
 class Syncer {
  public:
-  explicit Syncer(const SlurmEnv& env) {
+  // `user`: the Slurm user its jobs are (SlurmUser, as deployed); another user stands in
+  // for a second cluster's Slurm, whose jobs this one's table never holds.
+  explicit Syncer(const SlurmEnv& env, const std::string& user = "slurm") {
     const uint16_t grpc_port = tidepool::testing::FreeLoopbackPort().value();
     const uint16_t http_port = tidepool::testing::FreeLoopbackPort().value();
     address_ = absl::StrCat("127.0.0.1:", grpc_port);
@@ -62,7 +64,7 @@ class Syncer {
                  "--slurm_rest_url=" + env.rest_url, "--slurm_jwt_key_file=" + env.jwt_key_file,
                  // SlurmUser, as deployed: placeholder jobs are this user's, and the
                  // test's own sbatch (root) makes jobs of someone else.
-                 "--slurm_jwt_user=slurm", "--sync_kubernetes=false"});
+                 "--slurm_jwt_user=" + user, "--sync_kubernetes=false"});
     RequireOk(process.status());
     process_.emplace(*std::move(process));
     stub_ = SlurmSyncer::NewStub(grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()));
@@ -360,20 +362,20 @@ TEST_CASE("pods become Slurm jobs, are bound where Slurm runs them and torn down
                               absl::StrCat(R"({"spec":{"podScheduler":{"enabled":true,)",
                                            R"("schedulerName":")", SchedulerName(ns), R"("}}})"))
                   .status());
-    Scheduler later(ns, syncer.address(), "later");
-    const bool yielded =
-        WaitUntil([&] { return absl::StrContains(later.Output(), "event=scheduler_name_taken"); });
-    {
-      INFO(later.Output());
-      REQUIRE(yielded);
-    }
-    CHECK_FALSE(AwaitEventNotes(ns, "SchedulerNameTaken").empty());
+    // Its own Slurm, as another cluster's would be (here: another Slurm user's jobs).
+    Syncer later_syncer(*slurm, slurm->token_user);
+    Scheduler later(ns, later_syncer.address(), "later");
     uids.push_back(CreatePod(ns, "shared"));
     const uint32_t id = WaitBound(ns, "shared", scheduler);
     CHECK(k8s::AnnotationOf(*ns.Pod("shared"), "tidepool.dev/slurm-cluster") ==
           ns.name() + "/research");
+    // The later one said so when the pod came, and submitted nothing.
+    const bool yielded =
+        WaitUntil([&] { return absl::StrContains(later.Output(), "event=scheduler_name_taken"); });
+    CHECK_FALSE(AwaitEventNotes(ns, "SchedulerNameTaken").empty());
     absl::SleepFor(absl::Seconds(3));  // time for a second scheduler to submit, were it to
     INFO(later.Output());
+    CHECK(yielded);
     CHECK(SlurmJobsNamed(*slurm, uids.back()).size() == 1);
     CHECK(FirstState(syncer.Job(id)) == "RUNNING");
   }

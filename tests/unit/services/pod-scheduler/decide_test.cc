@@ -189,13 +189,13 @@ TEST_CASE("a pod running under its group's job is left to the group, whatever it
   // Its tidepool.dev/pod-group was removed: without the running group it would be taken
   // for a single pod whose job is gone, and deleted.
   CHECK(
-      Decide({.pod = &pod, .jobs_view_fresh = true, .running_group = "train"}, Cluster()).empty());
+      Decide({.pod = &pod, .jobs_view_fresh = true, .recorded_group = "train"}, Cluster()).empty());
   const std::vector<Action> alone = Decide({.pod = &pod, .jobs_view_fresh = true}, Cluster());
   CHECK(Kinds(alone) == std::vector<Kind>{Kind::kDeletePod});
   // A bad name it carries now is not reported on a pod running in a group.
   pod.pod.annotations["tidepool.dev/pod-group"] = "Bad_Name";
   CHECK(
-      Decide({.pod = &pod, .jobs_view_fresh = true, .running_group = "train"}, Cluster()).empty());
+      Decide({.pod = &pod, .jobs_view_fresh = true, .recorded_group = "train"}, Cluster()).empty());
 }
 
 TEST_CASE("an account the placement policy does not allow marks the pod, and submits nothing") {

@@ -61,6 +61,10 @@ TEST_CASE("partitions are free until a rule for the namespace lists some") {
   CHECK(absl::StrContains(urgent.message(), "tidepool.dev/partition: \"urgent\""));
   CHECK(absl::StrContains(urgent.message(), "placementPolicy[].partitions"));
   CHECK(policy.Allows(Asking("", "urgent"), "vision").ok());  // no rule for it lists any
+  const absl::Status unnamed = policy.Allows(Asking(""), "ml");
+  CHECK(absl::IsInvalidArgument(unnamed));
+  CHECK(absl::StrContains(unnamed.message(), "tidepool.dev/partition is missing"));
+  CHECK(policy.Allows(Asking(""), "vision").ok());
 }
 
 }  // namespace

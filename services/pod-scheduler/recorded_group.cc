@@ -1,0 +1,21 @@
+#include "recorded_group.h"
+
+#include <cstdint>
+#include <utility>
+
+#include "job_facts.h"
+#include "pod_group.h"
+
+namespace tidepool::podsched {
+
+std::optional<std::string> RecordedGroupOf(JobTable& jobs, const ScheduledPod& pod) {
+  std::optional<uint32_t> id = AnnotatedJobId(pod.pod);
+  if (!id.has_value()) return std::nullopt;
+  std::optional<std::pair<std::string, tidepool::v1::SlurmJob>> filed = jobs.Find(*id);
+  if (!filed.has_value()) return std::nullopt;
+  std::optional<std::pair<std::string, std::string>> group = ParseGroupKey(filed->first);
+  if (!group.has_value() || group->first != pod.pod.ns) return std::nullopt;
+  return group->second;
+}
+
+}  // namespace tidepool::podsched

@@ -1,0 +1,20 @@
+#pragma once
+
+// The pod group whose job a pod records: the job its tidepool.dev/slurm-job-id names is
+// filed under a group's key in the pod's namespace. A pod stays with the job it records,
+// pending or running, whatever its tidepool.dev/pod-group or the scheduler's name says
+// later: removing or changing that annotation, or renaming the scheduler, neither cancels
+// the group's job nor deletes the pod.
+
+#include <optional>
+#include <string>
+
+#include "job_table.h"
+#include "scheduled_pod.h"
+
+namespace tidepool::podsched {
+
+// nullopt for a pod that records no job, its own job, or a job the table lacks.
+std::optional<std::string> RecordedGroupOf(JobTable& jobs, const ScheduledPod& pod);
+
+}  // namespace tidepool::podsched

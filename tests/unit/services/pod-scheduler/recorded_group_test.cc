@@ -1,0 +1,67 @@
+#include "recorded_group.h"
+
+#include <catch2/catch_test_macros.hpp>
+
+namespace tidepool::podsched {
+namespace {
+
+using tidepool::v1::JobChange;
+using tidepool::v1::SlurmJob;
+using tidepool::v1::WatchJobsResponse;
+
+SlurmJob Job(uint32_t id, const std::string& name, const std::string& comment) {
+  SlurmJob job;
+  job.set_job_id(id);
+  job.set_user("slurm");
+  job.set_name(name);
+  job.set_comment(comment);
+  job.add_states("RUNNING");
+  return job;
+}
+
+// Group ml/train's job 9 and pod ml/solo's own job 5.
+void Fill(JobTable& table) {
+  table.SetJobUser("slurm");
+  WatchJobsResponse snapshot;
+  snapshot.set_kind(WatchJobsResponse::SNAPSHOT);
+  snapshot.set_snapshot_complete(true);
+  snapshot.mutable_observed_at()->set_seconds(1001);
+  for (const SlurmJob& job : {Job(9, "tidepool-group-0123456789abcdef", "group ml/train"),
+                              Job(5, "tidepool-pod-uid-5", "pod ml/solo")}) {
+    JobChange* change = snapshot.add_changes();
+    change->set_type(JobChange::ADDED);
+    *change->mutable_job() = job;
+  }
+  table.Apply(snapshot);
+}
+
+ScheduledPod Recording(const std::string& ns, const std::string& job_id) {
+  ScheduledPod pod;
+  pod.pod.ns = ns;
+  pod.pod.name = "train-0";
+  if (!job_id.empty()) pod.pod.annotations["tidepool.dev/slurm-job-id"] = job_id;
+  return pod;
+}
+
+TEST_CASE("a pod recording its group's job is that group's, pending or bound, named or not") {
+  JobTable table(absl::FromUnixSeconds(1000));
+  Fill(table);
+  CHECK(RecordedGroupOf(table, Recording("ml", "9")) == "train");
+  ScheduledPod bound = Recording("ml", "9");
+  bound.pod.node_name = "node-a";
+  bound.pod.annotations["tidepool.dev/pod-group"] = "other";
+  CHECK(RecordedGroupOf(table, bound) == "train");
+}
+
+TEST_CASE("no recorded group for another namespace, a pod's own job, or an unknown one") {
+  JobTable table(absl::FromUnixSeconds(1000));
+  Fill(table);
+  CHECK_FALSE(RecordedGroupOf(table, Recording("lab", "9")).has_value());
+  CHECK_FALSE(RecordedGroupOf(table, Recording("ml", "5")).has_value());
+  CHECK_FALSE(RecordedGroupOf(table, Recording("ml", "77")).has_value());
+  CHECK_FALSE(RecordedGroupOf(table, Recording("ml", "")).has_value());
+  CHECK_FALSE(RecordedGroupOf(table, Recording("ml", "x")).has_value());
+}
+
+}  // namespace
+}  // namespace tidepool::podsched
