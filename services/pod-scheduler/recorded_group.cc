@@ -8,9 +8,10 @@
 
 namespace tidepool::podsched {
 
-std::optional<std::string> RecordedGroupOf(JobTable& jobs, const ScheduledPod& pod) {
+std::optional<std::string> RecordedGroupOf(JobTable& jobs, const ScheduledPod& pod,
+                                           const std::string& cluster_key) {
   std::optional<uint32_t> id = AnnotatedJobId(pod.pod);
-  if (!id.has_value()) return std::nullopt;
+  if (!id.has_value() || !RecordsJob(pod.pod, *id, cluster_key)) return std::nullopt;
   std::optional<std::pair<std::string, tidepool::v1::SlurmJob>> filed = jobs.Find(*id);
   if (!filed.has_value()) return std::nullopt;
   std::optional<std::pair<std::string, std::string>> group = ParseGroupKey(filed->first);

@@ -1,7 +1,9 @@
 #pragma once
 
 // The pod group whose job a pod records: the job its tidepool.dev/slurm-job-id names is
-// filed under a group's key in the pod's namespace. A pod stays with the job it records,
+// filed under a group's key in the pod's namespace, and its tidepool.dev/slurm-cluster is
+// this cluster (job ids repeat between Slurms; a pod annotated before the cluster was
+// recorded goes by its annotations, as before). A pod stays with the job it records,
 // pending or running, whatever its tidepool.dev/pod-group or the scheduler's name says
 // later: removing or changing that annotation, or renaming the scheduler, neither cancels
 // the group's job nor deletes the pod.
@@ -15,6 +17,7 @@
 namespace tidepool::podsched {
 
 // nullopt for a pod that records no job, its own job, or a job the table lacks.
-std::optional<std::string> RecordedGroupOf(JobTable& jobs, const ScheduledPod& pod);
+std::optional<std::string> RecordedGroupOf(JobTable& jobs, const ScheduledPod& pod,
+                                           const std::string& cluster_key);
 
 }  // namespace tidepool::podsched

@@ -361,7 +361,7 @@ PodSync::OwnedPod PodSync::OwnedPodOf(const std::string& key, const std::string&
   if (object == nullptr) return owned;
   absl::StatusOr<ScheduledPod> parsed = ScheduledPodOf(*object);
   if (!parsed.ok() || PlacedByOtherCluster(parsed->pod, context_.ClusterKey())) return owned;
-  owned.recorded_group = RecordedGroupOf(*context_.jobs, *parsed);
+  owned.recorded_group = RecordedGroupOf(*context_.jobs, *parsed, context_.ClusterKey());
   // A pod with a job of ours stays ours whatever the scheduler is called now: renaming it
   // must not cancel the jobs of the pods it placed.
   const bool has_job = std::any_of(
@@ -406,11 +406,12 @@ bool PodSync::IsMember(const ScheduledPod& pod, const std::string& pod_key,
   // scheduler's name, says now; out of a group it names later when it records another
   // group's job, or runs under one of its own.
   if (std::optional<uint32_t> id = AnnotatedJobId(pod.pod);
-      id.has_value() && group_job_ids.contains(*id)) {
+      id.has_value() && group_job_ids.contains(*id) &&
+      RecordsJob(pod.pod, *id, context_.ClusterKey())) {
     return true;
   }
   return pod.scheduler_name == scheduler && PodGroupOf(pod.pod) == group &&
-         !RecordedGroupOf(*context_.jobs, pod).has_value() &&
+         !RecordedGroupOf(*context_.jobs, pod, context_.ClusterKey()).has_value() &&
          !PlacedAsSinglePod(context_.jobs->JobsOf(pod_key), pod.pod);
 }
 
