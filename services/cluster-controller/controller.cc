@@ -40,11 +40,6 @@ k8s::InformerOptions Labelled(absl::string_view component,
           .keep_viewed_json = false};
 }
 
-// "namespace/<spec.clusterRef.name>" of a NodeSet, "" when unreadable.
-std::string ClusterOfNodeSet(const k8s::CachedObject& object) {
-  return api::NodeSetClusterKey(object.meta.ns, object.json);
-}
-
 // "namespace/<tidepool.dev/cluster label>", "" without the label.
 std::string ClusterOfLabelled(const k8s::CachedObject& object) {
   auto it = object.meta.labels.find(api::kClusterLabel);
@@ -239,7 +234,8 @@ void ClusterController::AddHandlers() {
         .on_delete = [this, key_of](const k8s::CachedObjectPtr& o) { Enqueue(key_of(*o)); }};
   };
   clusters_.AddHandlers(by([](const k8s::CachedObject& o) { return o.meta.Key(); }));
-  node_sets_.AddHandlers(by(ClusterOfNodeSet));
+  node_sets_.AddHandlers(
+      by([](const k8s::CachedObject& o) { return api::NodeSetClusterKey(o.meta.ns, o.json); }));
   for (k8s::Informer* owned : {&config_maps_, &stateful_sets_, &deployments_, &services_,
                                &disruption_budgets_, &claims_}) {
     owned->AddHandlers(by(ClusterOfLabelled));

@@ -1,7 +1,6 @@
 #include "placement_policy.h"
 
 #include <algorithm>
-#include <functional>
 
 #include "absl/strings/str_cat.h"
 #include "tidepool/contract.h"
@@ -20,44 +19,37 @@ bool Covers(const PlacementRule& rule, absl::string_view ns) {
   return Lists(rule.namespaces(), ns) || Lists(rule.namespaces(), "*");
 }
 
+// One placement annotation: the JobSpec field it fills and the rules' list of its values.
 struct Kind {
   const char* annotation;
   const char* field;  // in placementPolicy rules
   const char* what;
-  std::function<const std::string&(const tidepool::v1::JobSpec&)> value;
-  std::function<const Names&(const PlacementRule&)> listed;
+  const std::string& (tidepool::v1::JobSpec::*value)() const;
+  const Names& (PlacementRule::*listed)() const;
   bool free_unless_listed;  // any value while no rule for the namespace lists one
 };
 
-const std::vector<Kind>& Kinds() {
-  static const auto* const kinds = new std::vector<Kind>{
-      {api::kPartitionAnnotation, "partitions", "partition",
-       [](const auto& job) -> const std::string& { return job.partition(); },
-       [](const PlacementRule& rule) -> const Names& { return rule.partitions(); }, true},
-      {api::kAccountAnnotation, "accounts", "account",
-       [](const auto& job) -> const std::string& { return job.account(); },
-       [](const PlacementRule& rule) -> const Names& { return rule.accounts(); }, false},
-      {api::kQosAnnotation, "qos", "QoS",
-       [](const auto& job) -> const std::string& { return job.qos(); },
-       [](const PlacementRule& rule) -> const Names& { return rule.qos(); }, false},
-      {api::kReservationAnnotation, "reservations", "reservation",
-       [](const auto& job) -> const std::string& { return job.reservation(); },
-       [](const PlacementRule& rule) -> const Names& { return rule.reservations(); }, false},
-  };
-  return *kinds;
-}
+constexpr Kind kKinds[] = {
+    {api::kPartitionAnnotation, "partitions", "partition", &tidepool::v1::JobSpec::partition,
+     &PlacementRule::partitions, true},
+    {api::kAccountAnnotation, "accounts", "account", &tidepool::v1::JobSpec::account,
+     &PlacementRule::accounts, false},
+    {api::kQosAnnotation, "qos", "QoS", &tidepool::v1::JobSpec::qos, &PlacementRule::qos, false},
+    {api::kReservationAnnotation, "reservations", "reservation",
+     &tidepool::v1::JobSpec::reservation, &PlacementRule::reservations, false},
+};
 
 }  // namespace
 
 absl::Status PlacementPolicy::Allows(const tidepool::v1::JobSpec& job, absl::string_view ns) const {
-  for (const Kind& kind : Kinds()) {
-    const std::string& value = kind.value(job);
+  for (const Kind& kind : kKinds) {
+    const std::string& value = (job.*kind.value)();
     bool any_listed = false;
     bool allowed = false;
     for (const PlacementRule& rule : rules_) {
       if (!Covers(rule, ns)) continue;
-      any_listed = any_listed || !kind.listed(rule).empty();
-      allowed = allowed || Lists(kind.listed(rule), value);
+      any_listed = any_listed || !(rule.*kind.listed)().empty();
+      allowed = allowed || Lists((rule.*kind.listed)(), value);
     }
     if (value.empty()) {
       // Slurm's default partition is not one the rules chose for the namespace.

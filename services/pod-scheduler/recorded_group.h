@@ -8,6 +8,7 @@
 // later: removing or changing that annotation, or renaming the scheduler, neither cancels
 // the group's job nor deletes the pod.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -15,6 +16,10 @@
 #include "scheduled_pod.h"
 
 namespace tidepool::podsched {
+
+// The key ("group/<namespace>/<group>") job `id` is filed under: nullopt for a pod's own
+// job or one the table lacks.
+std::optional<std::string> GroupKeyOfJob(JobTable& jobs, uint32_t id);
 
 // nullopt for a pod that records no job, its own job, or a job the table lacks.
 std::optional<std::string> RecordedGroupOf(JobTable& jobs, const ScheduledPod& pod,

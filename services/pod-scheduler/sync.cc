@@ -424,10 +424,9 @@ std::vector<std::string> PodSync::SyncKeysOf(const k8s::CachedObject& object, Jo
     keys.push_back(GroupKey(object.meta.ns, *group));
   }
   if (std::optional<uint32_t> id = AnnotatedJobId(pod->pod)) {
-    std::optional<std::pair<std::string, tidepool::v1::SlurmJob>> filed = jobs.Find(*id);
-    if (filed.has_value() && ParseGroupKey(filed->first).has_value() &&
-        std::find(keys.begin(), keys.end(), filed->first) == keys.end()) {
-      keys.push_back(filed->first);
+    std::optional<std::string> group_key = GroupKeyOfJob(jobs, *id);
+    if (group_key.has_value() && std::find(keys.begin(), keys.end(), *group_key) == keys.end()) {
+      keys.push_back(*std::move(group_key));
     }
   }
   return keys;
