@@ -2,6 +2,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "tidepool/contract.h"
 #include "tidepool/gres.h"
 
 namespace tidepool::podsched {
@@ -22,6 +23,11 @@ std::optional<std::string> ClusterView::NodeFor(const std::string& slurm_node) c
   return it->second;
 }
 
+bool BoundOutsideWithoutRecordedCluster(const api::PodView& pod, const ClusterView& cluster) {
+  return !pod.annotations.contains(api::kSlurmClusterAnnotation) && !pod.node_name.empty() &&
+         !cluster.slurmd_nodes.contains(pod.node_name);
+}
+
 ClusterView BuildClusterView(const std::string& cluster_namespace, const std::string& cluster,
                              const std::vector<tidepool::v1::NodeSet>& node_sets,
                              const std::vector<api::PodView>& slurmd_pods) {
@@ -36,8 +42,10 @@ ClusterView BuildClusterView(const std::string& cluster_namespace, const std::st
   }
   if (gpu_types.size() == 1) view.gpu_type = *gpu_types.begin();
   for (const api::PodView& pod : slurmd_pods) {
-    if (pod.ns != cluster_namespace || pod.node_name.empty() || pod.deleting) continue;
+    if (pod.ns != cluster_namespace || pod.node_name.empty()) continue;
     if (!view.node_set_uids.contains(pod.controller_uid)) continue;
+    view.slurmd_nodes.insert(pod.node_name);
+    if (pod.deleting) continue;
     view.node_of_slurm_node[pod.name] = pod.node_name;
   }
   return view;

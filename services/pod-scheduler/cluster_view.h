@@ -24,6 +24,8 @@ struct ClusterView {
   std::string gpu_type;
   // Slurm node name (the slurmd pod's name) → the Kubernetes Node it runs on.
   std::map<std::string, std::string> node_of_slurm_node;
+  // The Kubernetes Nodes a slurmd pod of the cluster runs on, terminating ones included.
+  std::set<std::string> slurmd_nodes;
 
   // "<namespace>/<name>" of the cluster, which pods it placed record.
   std::string cluster_key;
@@ -32,6 +34,12 @@ struct ClusterView {
 
   std::optional<std::string> NodeFor(const std::string& slurm_node) const;
 };
+
+// The pod records no cluster (tidepool.dev/slurm-cluster) and is bound to a Node without a
+// slurmd pod of this cluster: a scheduler of another cluster answering to the same name
+// placed it before pods recorded their cluster, so the job id it carries is not this
+// Slurm's, and its job missing here says nothing.
+bool BoundOutsideWithoutRecordedCluster(const api::PodView& pod, const ClusterView& cluster);
 
 // The NodeSets of `cluster` (same namespace, spec.clusterRef.name) from `node_sets`.
 ClusterView BuildClusterView(const std::string& cluster_namespace, const std::string& cluster,

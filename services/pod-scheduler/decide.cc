@@ -68,6 +68,7 @@ std::vector<Action> WithoutJob(const ScheduledPod& pod, const DecisionInput& inp
                                const ClusterView& cluster) {
   if (!input.jobs_view_fresh) return {};
   if (std::optional<uint32_t> id = AnnotatedJobId(pod.pod)) {
+    if (BoundOutsideWithoutRecordedCluster(pod.pod, cluster)) return {};
     return {{.kind = Action::Kind::kDeletePod,
              .job_id = *id,
              .reason = api::kJobEndedReason,

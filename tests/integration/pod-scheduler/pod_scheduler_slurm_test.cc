@@ -186,15 +186,16 @@ std::vector<std::string> AwaitEventNotes(TestNamespace& ns, const std::string& r
 }
 
 // A pod for the scheduler: one CPU, 64 MiB, five minutes, plus `annotations` (JSON
-// members).
+// members); bound to `node` when one is given.
 std::string CreatePod(TestNamespace& ns, const std::string& name,
-                      const std::string& annotations = "") {
+                      const std::string& annotations = "", const std::string& node = "") {
   absl::StatusOr<std::string> created = ns.client().Create(
       k8s::Pods(), ns.name(),
       absl::StrCat(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")", name,
                    R"(","annotations":{"tidepool.dev/time-limit":"5")",
-                   annotations.empty() ? "" : ",", annotations, R"(}},"spec":{"schedulerName":")",
-                   SchedulerName(ns),
+                   annotations.empty() ? "" : ",", annotations, R"(}},"spec":{)",
+                   node.empty() ? "" : absl::StrCat(R"("nodeName":")", node, R"(",)"),
+                   R"("schedulerName":")", SchedulerName(ns),
                    R"(","containers":[{"name":"work","image":"example.invalid/work",)",
                    R"("resources":{"requests":{"cpu":"1","memory":"64Mi"}}}]}})"));
   RequireOk(created.status());
@@ -402,15 +403,21 @@ TEST_CASE("pods become Slurm jobs, are bound where Slurm runs them and torn down
     // one view must not take the pod with it.
     const absl::Time start = absl::Now();
     uids.push_back(CreatePod(ns, "lost", R"("tidepool.dev/slurm-job-id":"60000000")"));
-    const auto deleted = [&] {
-      std::optional<std::string> pod = ns.Pod("lost");
+    // Placed before pods recorded their cluster, by another cluster whose scheduler had
+    // the same name, on a Node without a slurmd pod of this one: its job is in the other
+    // Slurm, and this scheduler must not delete it (before, it did, as "job gone").
+    uids.push_back(CreatePod(ns, "elsewhere", R"("tidepool.dev/slurm-job-id":"60000001")",
+                             ns.name() + "-elsewhere"));
+    const auto deleted = [&](const std::string& name) {
+      std::optional<std::string> pod = ns.Pod(name);
       return !pod.has_value() || k8s::ParseObjectMeta(*pod)->deleting;
     };
-    CHECK_FALSE(WaitUntil(deleted, absl::Seconds(6)));
-    const bool went = WaitUntil(deleted, absl::Seconds(30));
+    CHECK_FALSE(WaitUntil([&] { return deleted("lost"); }, absl::Seconds(6)));
+    const bool went = WaitUntil([&] { return deleted("lost"); }, absl::Seconds(30));
     INFO(scheduler.Output());
     REQUIRE(went);
     CHECK(absl::Now() - start >= absl::Seconds(9));
+    CHECK_FALSE(WaitUntil([&] { return deleted("elsewhere"); }, absl::Seconds(3)));
     const std::vector<std::string> notes = AwaitEventNotes(ns, "JobEnded");
     REQUIRE_FALSE(notes.empty());
     CHECK(absl::StrContains(notes.front(), "Slurm job 60000000 is gone from Slurm"));

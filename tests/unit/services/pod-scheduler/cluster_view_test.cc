@@ -36,6 +36,26 @@ TEST_CASE("only slurmd pods a NodeSet of the cluster controls map Slurm nodes to
   CHECK(view.gpu_type == "h100");
 }
 
+TEST_CASE("a Node counts as the cluster's while a slurmd pod of it runs or terminates there") {
+  api::PodView terminating = Slurmd("gpu-05", "u1", "node-e");
+  terminating.deleting = true;
+  const ClusterView view = BuildClusterView(
+      "hpc", "research", {NodeSet("u1", "research", ""), NodeSet("u2", "other", "")},
+      {Slurmd("gpu-01", "u1", "node-a"), Slurmd("gpu-02", "u2", "node-b"), terminating});
+  CHECK(view.slurmd_nodes == std::set<std::string>{"node-a", "node-e"});
+  CHECK_FALSE(view.NodeFor("gpu-05").has_value());  // nothing is bound to a terminating one
+
+  api::PodView pod;
+  pod.annotations["tidepool.dev/slurm-job-id"] = "7";
+  CHECK_FALSE(BoundOutsideWithoutRecordedCluster(pod, view));  // not bound
+  pod.node_name = "node-a";
+  CHECK_FALSE(BoundOutsideWithoutRecordedCluster(pod, view));
+  pod.node_name = "node-b";  // another cluster's slurmd runs there
+  CHECK(BoundOutsideWithoutRecordedCluster(pod, view));
+  pod.annotations["tidepool.dev/slurm-cluster"] = "hpc/research";
+  CHECK_FALSE(BoundOutsideWithoutRecordedCluster(pod, view));
+}
+
 TEST_CASE("GPUs stay untyped when the cluster's NodeSets declare several types or none") {
   CHECK(BuildClusterView(
             "hpc", "research",

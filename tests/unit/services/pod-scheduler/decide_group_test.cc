@@ -47,6 +47,7 @@ SlurmJob Job(uint32_t id, const std::string& name, const std::string& state,
 ClusterView Cluster() {
   ClusterView view;
   view.node_of_slurm_node = {{"n-01", "node-a"}, {"n-02", "node-b"}, {"n-03", "node-c"}};
+  view.slurmd_nodes = {"node-a", "node-b", "node-c"};
   return view;
 }
 
@@ -157,6 +158,28 @@ TEST_CASE("members whose group job is missing from the view are deleted once it 
   REQUIRE(Kinds(actions) == std::vector<Kind>(3, Kind::kDeletePod));
   CHECK(absl::StrContains(actions[0].message, "Slurm job 9 of pod group train is gone from Slurm"));
   for (const Action& action : actions) CHECK(action.job_missing);
+}
+
+TEST_CASE(
+    "bound members recording no cluster, off this cluster's Nodes, are neither deleted nor "
+    "placed") {
+  // Another cluster's group, placed under the same scheduler name before pods recorded
+  // their cluster: its job is in the other Slurm.
+  std::vector<ScheduledPod> three = {Member("w-0"), Member("w-1"), Member("w-2")};
+  for (ScheduledPod& pod : three) {
+    pod.pod.annotations["tidepool.dev/slurm-job-id"] = "9";
+    pod.pod.node_name = "node-x";
+    pod.pod.phase = "Running";
+  }
+  CHECK(DecideGroup(Input(three), Cluster()).empty());
+  three[1].pod.node_name = "node-b";  // this one runs where this cluster's slurmd does
+  std::vector<Action> actions = DecideGroup(Input(three), Cluster());
+  REQUIRE(Kinds(actions) == std::vector<Kind>{Kind::kDeletePod});
+  CHECK(actions[0].pod == "w-1");
+  for (ScheduledPod& pod : three) pod.pod.annotations["tidepool.dev/slurm-cluster"] = "ml/research";
+  ClusterView research = Cluster();
+  research.cluster_key = "ml/research";
+  CHECK(Kinds(DecideGroup(Input(three), research)) == std::vector<Kind>(3, Kind::kDeletePod));
 }
 
 TEST_CASE("a member deleted cancels the job; once it ended the other members go too") {

@@ -36,6 +36,7 @@ SlurmJob Job(uint32_t id, const std::string& state, const std::string& uid = "ui
 ClusterView Cluster() {
   ClusterView view;
   view.node_of_slurm_node = {{"n-02", "node-b"}};
+  view.slurmd_nodes = {"node-b"};
   return view;
 }
 
@@ -125,6 +126,25 @@ TEST_CASE("a pod whose recorded job is gone from Slurm is deleted, once the view
   REQUIRE(Kinds(actions) == std::vector<Kind>{Kind::kDeletePod});
   // The view may trail Slurm: sync.cc deletes only once the job stayed missing.
   CHECK(actions[0].job_missing);
+}
+
+TEST_CASE(
+    "a bound pod recording no cluster is deleted for a missing job only on this cluster's Node") {
+  // Pods placed before tidepool.dev/slurm-cluster existed, by two clusters whose schedulers
+  // shared a name: a job id missing from this Slurm is another Slurm's on another Node.
+  ScheduledPod pod = Pod();
+  pod.pod.annotations["tidepool.dev/slurm-job-id"] = "7";
+  pod.pod.node_name = "node-x";
+  CHECK(Decide({.pod = &pod, .jobs_view_fresh = true}, Cluster()).empty());
+  pod.pod.node_name = "node-b";
+  REQUIRE(Kinds(Decide({.pod = &pod, .jobs_view_fresh = true}, Cluster())) ==
+          std::vector<Kind>{Kind::kDeletePod});
+  pod.pod.node_name = "node-x";
+  pod.pod.annotations["tidepool.dev/slurm-cluster"] = "ml/research";
+  ClusterView research = Cluster();
+  research.cluster_key = "ml/research";
+  REQUIRE(Kinds(Decide({.pod = &pod, .jobs_view_fresh = true}, research)) ==
+          std::vector<Kind>{Kind::kDeletePod});
 }
 
 TEST_CASE("a gone, deleting or finished pod's active jobs are cancelled") {
