@@ -160,6 +160,7 @@ inline constexpr char kControllerAvailableCondition[] = "ControllerAvailable";
 inline constexpr char kRestApiAvailableCondition[] = "RestApiAvailable";
 inline constexpr char kAccountingAvailableCondition[] = "AccountingAvailable";
 inline constexpr char kLoginAvailableCondition[] = "LoginAvailable";
+inline constexpr char kStorageMatchesSpecCondition[] = "StorageMatchesSpec";
 // NodeSet status conditions.
 inline constexpr char kAvailableCondition[] = "Available";
 inline constexpr char kProgressingCondition[] = "Progressing";
@@ -194,6 +195,8 @@ inline constexpr char kControllerAppliedReason[] = "ControllerApplied";
 inline constexpr char kRestApiAppliedReason[] = "RestApiApplied";
 inline constexpr char kAccountingAppliedReason[] = "AccountingApplied";
 inline constexpr char kLoginAppliedReason[] = "LoginApplied";
+// A claim asked to grow to the size its SlurmCluster field now gives.
+inline constexpr char kClaimResizeRequestedReason[] = "ClaimResizeRequested";
 // A component the spec no longer asks for (accounting disabled or made external, login
 // pods gone): its workloads and Services were deleted, its Secrets and claims kept.
 inline constexpr char kComponentRemovedReason[] = "ComponentRemoved";

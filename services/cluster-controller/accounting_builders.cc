@@ -21,6 +21,8 @@ namespace {
 using k8s::JsonWriter;
 
 constexpr char kMariaDbDataPath[] = "/var/lib/mysql";
+// The volumeClaimTemplate (and volume) of the database's data.
+constexpr char kDataClaimTemplate[] = "data";
 constexpr char kDatabaseUser[] = "slurm";
 
 const std::string& ClusterName(const v1::SlurmCluster& cluster) {
@@ -45,7 +47,7 @@ void WriteMariaDbContainer(JsonWriter& w, const v1::SlurmCluster& cluster) {
   WriteServedPort(w, "mysql", api::kAccountingDatabasePort);
   w.Key("volumeMounts");
   w.StartArray();
-  WriteMount(w, "data", kMariaDbDataPath, false);
+  WriteMount(w, kDataClaimTemplate, kMariaDbDataPath, false);
   WriteMount(w, "credentials", kAccountingCredentialsMountPath, true);
   w.EndArray();
   w.EndObject();
@@ -78,8 +80,11 @@ void WriteMariaDbPodSpec(JsonWriter& w, const v1::SlurmCluster& cluster) {
   w.EndObject();
 }
 
-void WriteDataClaimTemplate(JsonWriter& w, const v1::SlurmCluster& cluster) {
-  const v1::VolumeClaim& managed = cluster.spec().accounting().managed();
+void WriteDataClaimTemplate(JsonWriter& w, const v1::SlurmCluster& cluster,
+                            const std::optional<ClaimSpec>& created_with) {
+  const WantedClaim wanted = WantedDataClaim(cluster);
+  const ClaimSpec claim =
+      created_with.value_or(ClaimSpec{.storage_class = wanted.storage_class, .size = wanted.size});
   w.Key("volumeClaimTemplates");
   w.StartArray();
   w.StartObject();
@@ -87,14 +92,13 @@ void WriteDataClaimTemplate(JsonWriter& w, const v1::SlurmCluster& cluster) {
   // asked to delete claims (tidepool.dev/delete-claims).
   w.Key("metadata");
   w.StartObject();
-  k8s::WriteStringMember(w, "name", "data");
+  k8s::WriteStringMember(w, "name", kDataClaimTemplate);
   w.Key("labels");
   WriteComponentLabels(w, cluster, api::kAccountingDatabaseComponent);
   w.EndObject();
   w.Key("spec");
   w.StartObject();
-  WriteClaimSpecMembers(w, "ReadWriteOnce", managed.storage_class_name(),
-                        managed.size().empty() ? kDefaultAccountingDatabaseSize : managed.size());
+  WriteClaimSpecMembers(w, "ReadWriteOnce", claim.storage_class, claim.size);
   w.EndObject();
   w.EndObject();
   w.EndArray();
@@ -299,7 +303,36 @@ std::string AccountingDatabaseServiceBody(const v1::SlurmCluster& cluster) {
                              api::kAccountingDatabasePort);
 }
 
-std::string AccountingDatabaseStatefulSetBody(const v1::SlurmCluster& cluster) {
+std::optional<ClaimSpec> DataClaimTemplateOf(absl::string_view stateful_set_json) {
+  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(stateful_set_json, "StatefulSet");
+  if (!doc.ok()) return std::nullopt;
+  const rapidjson::Value* spec = k8s::FindMember(*doc, "spec");
+  const rapidjson::Value* templates =
+      spec != nullptr ? k8s::FindMember(*spec, "volumeClaimTemplates") : nullptr;
+  if (templates == nullptr || !templates->IsArray()) return std::nullopt;
+  for (const rapidjson::Value& item : templates->GetArray()) {
+    const rapidjson::Value* metadata = k8s::FindMember(item, "metadata");
+    if (metadata != nullptr && k8s::StringMember(*metadata, "name") == kDataClaimTemplate) {
+      return ClaimSpecOf(item);
+    }
+  }
+  return std::nullopt;
+}
+
+std::string AccountingDataClaimName(absl::string_view cluster) {
+  return absl::StrCat(kDataClaimTemplate, "-", api::AccountingDatabaseName(cluster), "-0");
+}
+
+WantedClaim WantedDataClaim(const v1::SlurmCluster& cluster) {
+  const v1::VolumeClaim& managed = cluster.spec().accounting().managed();
+  return {.field = "spec.accounting.managed",
+          .name = AccountingDataClaimName(ClusterName(cluster)),
+          .storage_class = managed.storage_class_name(),
+          .size = managed.size().empty() ? kDefaultAccountingDatabaseSize : managed.size()};
+}
+
+std::string AccountingDatabaseStatefulSetBody(const v1::SlurmCluster& cluster,
+                                              const std::optional<ClaimSpec>& created_with) {
   const std::string name = api::AccountingDatabaseName(ClusterName(cluster));
   return JsonObject([&](JsonWriter& w) {
     WriteTypeMeta(w, "apps/v1", "StatefulSet");
@@ -319,7 +352,7 @@ std::string AccountingDatabaseStatefulSetBody(const v1::SlurmCluster& cluster) {
     w.EndObject();
     WriteMariaDbPodSpec(w, cluster);
     w.EndObject();
-    WriteDataClaimTemplate(w, cluster);
+    WriteDataClaimTemplate(w, cluster, created_with);
     w.EndObject();
   });
 }

@@ -11,11 +11,13 @@
 // slurmdbd.conf is written in the pod by the image's entrypoint from the env and the
 // mounted credentials, so the password lives only in the Secret and a 0600 file.
 
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "auth_builders.h"
+#include "claim_drift.h"
 #include "tidepool/v1/slurm_cluster.pb.h"
 
 namespace tidepool::cluster {
@@ -64,7 +66,15 @@ SecretVerdict CheckGeneratedCredentialsSecret(const v1::SlurmCluster& cluster,
 
 // Server-side apply bodies (JSON). Call only with a spec the validators accept.
 std::string AccountingDatabaseServiceBody(const v1::SlurmCluster& cluster);
-std::string AccountingDatabaseStatefulSetBody(const v1::SlurmCluster& cluster);
+// `created_with`: the data claim template of the StatefulSet that exists, kept as it is
+// (the API server refuses a change to volumeClaimTemplates; the claim itself is resized).
+std::string AccountingDatabaseStatefulSetBody(
+    const v1::SlurmCluster& cluster, const std::optional<ClaimSpec>& created_with = std::nullopt);
+// The data claim template of a StatefulSet's JSON; nullopt when it has none.
+std::optional<ClaimSpec> DataClaimTemplateOf(absl::string_view stateful_set_json);
+// "data-<cluster>-accounting-db-0", and what spec.accounting.managed asks of it.
+std::string AccountingDataClaimName(absl::string_view cluster);
+WantedClaim WantedDataClaim(const v1::SlurmCluster& cluster);
 std::string SlurmdbdServiceBody(const v1::SlurmCluster& cluster);
 
 struct SlurmdbdInputs {

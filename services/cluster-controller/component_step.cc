@@ -62,6 +62,7 @@ absl::StatusOr<k8s::ReconcileResult> ComponentStep::Sync(const ClusterContext& c
   }
   absl::StatusOr<ComponentPlan> plan = Plan(*spec, outcome);
   if (!plan.ok()) return plan.status();
+  ReportClaims(cluster, *plan, outcome);
   if (!plan->blocked_reason.empty()) {
     result.blocked_reason = std::move(plan->blocked_reason);
     result.error = std::move(plan->blocked_message);
@@ -101,6 +102,16 @@ absl::StatusOr<k8s::ReconcileResult> ComponentStep::Sync(const ClusterContext& c
     }
   }
   return k8s::ReconcileResult{.requeue_after = plan->recheck_after};
+}
+
+void ComponentStep::ReportClaims(const ClusterContext& cluster, const ComponentPlan& plan,
+                                 ClusterOutcome& outcome) {
+  outcome.storage.insert(outcome.storage.end(), plan.storage.begin(), plan.storage.end());
+  if (!cluster.ref.has_value()) return;
+  for (const std::string& grown : plan.claims_grown) {
+    events_.Record(*cluster.ref, k8s::EventType::kNormal, api::kClaimResizeRequestedReason,
+                   "Resize", absl::StrCat("asked to grow ", grown));
+  }
 }
 
 absl::StatusOr<k8s::ReconcileResult> ComponentStep::RemoveUnwanted(const ClusterContext& cluster,

@@ -35,6 +35,10 @@ struct ComponentPlan {
   int (*ready_replicas_of)(absl::string_view workload_json) = nullptr;
   // For the event: "slurmctld StatefulSet research-controller".
   std::string description;
+  // The component's claims where they differ from the spec (StorageMatchesSpec), and the
+  // resizes asked this sync ("PersistentVolumeClaim x from 1Gi to 2Gi"), for an event.
+  std::vector<StorageNote> storage;
+  std::vector<std::string> claims_grown;
   // Non-zero: sync again after this long, blocked or not (a component that reads objects
   // no informer watches, such as a user's Secret, notices their changes so).
   absl::Duration recheck_after = absl::ZeroDuration();
@@ -88,6 +92,9 @@ class ComponentStep : public ClusterStep {
   k8s::Client& client() { return client_; }
 
  private:
+  // The plan's claim notes into the outcome; an event for each resize asked.
+  void ReportClaims(const ClusterContext& cluster, const ComponentPlan& plan,
+                    ClusterOutcome& outcome);
   // Not Wanted: deletes the objects of Owns() this cluster controls (an error is retried
   // with backoff).
   absl::StatusOr<k8s::ReconcileResult> RemoveUnwanted(const ClusterContext& cluster,

@@ -233,17 +233,25 @@ std::string ControllerStatefulSetBody(const ControllerInputs& inputs) {
   });
 }
 
-std::string ControllerStateClaimBody(const v1::SlurmCluster& cluster) {
+WantedClaim WantedStateClaim(const v1::SlurmCluster& cluster) {
   const v1::VolumeClaim& state = cluster.spec().controller().state_save();
+  return {.field = "spec.controller.stateSave",
+          .name = api::ControllerStateClaimName(ClusterName(cluster)),
+          .storage_class = state.storage_class_name(),
+          .size = state.size().empty() ? kDefaultStateSaveSize : state.size()};
+}
+
+std::string ControllerStateClaimBody(const v1::SlurmCluster& cluster) {
+  const WantedClaim wanted = WantedStateClaim(cluster);
   const bool shared = ControllerReplicas(cluster).value_or(1) == 2;
   return JsonObject([&](JsonWriter& w) {
     WriteTypeMeta(w, "v1", "PersistentVolumeClaim");
-    WriteOwnedMetadata(w, cluster, api::ControllerStateClaimName(ClusterName(cluster)),
-                       api::kSlurmctldComponent, Ownership::kOutlivesCluster);
+    WriteOwnedMetadata(w, cluster, wanted.name, api::kSlurmctldComponent,
+                       Ownership::kOutlivesCluster);
     w.Key("spec");
     w.StartObject();
-    WriteClaimSpecMembers(w, shared ? "ReadWriteMany" : "ReadWriteOnce", state.storage_class_name(),
-                          state.size().empty() ? kDefaultStateSaveSize : state.size());
+    WriteClaimSpecMembers(w, shared ? "ReadWriteMany" : "ReadWriteOnce", wanted.storage_class,
+                          wanted.size);
     w.EndObject();
   });
 }

@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "claim_drift.h"
 #include "tidepool/v1/slurm_cluster.pb.h"
 
 namespace tidepool::cluster {
@@ -59,6 +60,8 @@ std::string ComputeDisruptionBudgetBody(const v1::SlurmCluster& cluster);
 // A create body (the claim is made once and then left alone: its size and class are the
 // user's to change, and access modes cannot change).
 std::string ControllerStateClaimBody(const v1::SlurmCluster& cluster);
+// What spec.controller.stateSave asks of the state claim.
+WantedClaim WantedStateClaim(const v1::SlurmCluster& cluster);
 
 // An existing state claim checked against the replicas asked for: two slurmctld share it,
 // which needs ReadWriteMany. FailedPrecondition says what to do.

@@ -32,6 +32,8 @@ class ControllerStep : public ComponentStep {
  private:
   // Creates the state claim when absent and checks an existing one fits `replicas`.
   absl::Status EnsureStateClaim(const v1::SlurmCluster& spec, int replicas);
+  // A cached state claim asked to grow, or noted where it differs (claim_resize.h).
+  absl::Status FollowStateClaim(const v1::SlurmCluster& spec, ComponentPlan& plan);
 
   const ClusterInformers informers_;
   const std::string cluster_domain_;

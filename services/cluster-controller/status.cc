@@ -4,6 +4,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "k8s/object_json.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
@@ -97,6 +98,23 @@ k8s::Condition Ready(const ClusterOutcome& outcome, const std::vector<k8s::Condi
           generation};
 }
 
+// StorageMatchesSpec: the claims have the class and size the spec asks; not part of Ready,
+// a claim that cannot follow its field still serves the data it holds.
+k8s::Condition StorageMatchesSpec(const ClusterOutcome& outcome) {
+  if (outcome.storage.empty()) {
+    return {api::kStorageMatchesSpecCondition,
+            "True",
+            "ClaimsAsSpecified",
+            "every claim has the class and size the spec asks",
+            "",
+            outcome.generation};
+  }
+  std::vector<std::string> messages;
+  for (const StorageNote& note : outcome.storage) messages.push_back(note.message);
+  return {api::kStorageMatchesSpecCondition, "False", outcome.storage.front().reason,
+          absl::StrJoin(messages, "; "),     "",      outcome.generation};
+}
+
 std::vector<k8s::Condition> Conditions(const ClusterOutcome& outcome) {
   std::vector<k8s::Condition> conditions;
   if (outcome.controller.managed) {
@@ -118,6 +136,9 @@ std::vector<k8s::Condition> Conditions(const ClusterOutcome& outcome) {
   }
   conditions.push_back(ConfigRendered(outcome.config, outcome.generation));
   conditions.push_back(Ready(outcome, conditions));
+  if (outcome.controller.managed || outcome.accounting_database.managed) {
+    conditions.push_back(StorageMatchesSpec(outcome));
+  }
   return conditions;
 }
 

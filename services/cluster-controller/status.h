@@ -2,12 +2,14 @@
 
 // SlurmCluster status from what one sync's steps found (status.cc): observedGeneration,
 // configHash, node and partition counts, and the conditions ConfigRendered, the managed
-// components' (ControllerAvailable, RestApiAvailable, LoginAvailable) and Ready.
+// components' (ControllerAvailable, RestApiAvailable, LoginAvailable), Ready and, with a
+// claim of ours, StorageMatchesSpec.
 // Pure: outcome and current status in, merge patch out.
 
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/time/time.h"
 #include "k8s/conditions.h"
@@ -46,6 +48,13 @@ struct ComponentOutcome {
   std::string pod_selector;  // the daemon's pods' labels, for messages
 };
 
+// A claim that differs from its field and stays so (claim_drift.h): the reason of the
+// StorageMatchesSpec condition and what to do.
+struct StorageNote {
+  std::string reason;
+  std::string message;
+};
+
 // What one sync of a cluster found, step by step (the steps to come add theirs).
 struct ClusterOutcome {
   int64_t generation = 0;
@@ -56,6 +65,9 @@ struct ClusterOutcome {
   ComponentOutcome accounting;           // slurmdbd
   ComponentOutcome login;                // login pods (sshd)
   ConfigOutcome config;
+  // The claims of slurmctld's state and of the managed database, where they differ from
+  // the spec.
+  std::vector<StorageNote> storage;
   // A step's error is worth a status write (it says why) before the retry.
   bool report_error = false;
 };

@@ -368,6 +368,108 @@ std::string ClusterCondition(k8s::Client& client, const char* type) {
   return "";
 }
 
+// The claim's storage request, "" when absent.
+std::string ClaimSize(Fixture& f, const std::string& name) {
+  absl::StatusOr<std::string> json = f.client->Get(k8s::PersistentVolumeClaims(), kNamespace, name);
+  if (!json.ok()) return "";
+  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(*json, "PersistentVolumeClaim");
+  if (!doc.ok()) return "";
+  const rapidjson::Value* spec = k8s::FindMember(*doc, "spec");
+  const rapidjson::Value* resources = spec ? k8s::FindMember(*spec, "resources") : nullptr;
+  const rapidjson::Value* requests = resources ? k8s::FindMember(*resources, "requests") : nullptr;
+  return requests ? k8s::StringMember(*requests, "storage") : "";
+}
+
+TEST_CASE("claims grow with their fields where Kubernetes lets them; the status says the rest") {
+  Fixture f;
+  // A class that allows expansion (the API server's PersistentVolumeClaimResize admission
+  // reads it); nothing provisions it here.
+  constexpr char kExpandable[] = "tidepool-test-expandable";
+  absl::Status made =
+      f.client
+          ->Create(
+              k8s::StorageClasses(), "",
+              absl::StrCat(R"({"apiVersion":"storage.k8s.io/v1","kind":"StorageClass",)",
+                           R"("metadata":{"name":")", kExpandable, R"("},)",
+                           R"("provisioner":"example.invalid/none","allowVolumeExpansion":true})"))
+          .status();
+  if (!absl::IsAlreadyExists(made)) RequireOk(made);
+  f.CreateCluster(absl::StrCat(R"("controller":{"stateSave":{"storageClassName":")", kExpandable,
+                               R"(","size":"1Gi"}},)",
+                               R"("accounting":{"enabled":true,"managed":{"size":"1Gi"}})"));
+  const std::string state_claim = Name("-controller-state");
+  const std::string database = Name("-accounting-db");
+  REQUIRE(Eventually([&] {
+            return f.Exists(k8s::PersistentVolumeClaims(), state_claim) &&
+                   f.Exists(k8s::StatefulSets(), database);
+          }).has_value());
+  // Bound, as a provisioner would leave it (only a bound claim may grow); the database's
+  // claim, made by hand as the StatefulSet controller would, stays Pending.
+  RequireOk(f.client
+                ->MergePatch(k8s::PersistentVolumeClaims(), kNamespace, state_claim,
+                             R"({"status":{"phase":"Bound"}})", {}, "status")
+                .status());
+  const std::string data_claim = absl::StrCat("data-", database, "-0");
+  RequireOk(
+      f.client
+          ->Create(k8s::PersistentVolumeClaims(), kNamespace,
+                   absl::StrCat(R"({"apiVersion":"v1","kind":"PersistentVolumeClaim",
+              "metadata":{"name":")",
+                                data_claim, R"(","labels":{"tidepool.dev/cluster":")", kCluster,
+                                R"(","tidepool.dev/component":"accounting-database"}},
+              "spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}})"))
+          .status());
+  std::string storage;
+  const auto storage_says = [&](const std::string& prefix) {
+    return Eventually([&] {
+             storage = ClusterCondition(*f.client, "StorageMatchesSpec");
+             return absl::StartsWith(storage, prefix);
+           })
+        .has_value();
+  };
+  REQUIRE(storage_says("ClaimsAsSpecified: "));
+
+  // Both sizes doubled: the bound claim of an expandable class is asked to grow; the
+  // Pending one is refused by the API server, and the status says so.
+  RequireOk(f.client
+                ->MergePatch(api::SlurmClusters(), kNamespace, kCluster,
+                             R"({"spec":{"controller":{"stateSave":{"size":"2Gi"}},)"
+                             R"("accounting":{"managed":{"size":"2Gi"}}}})")
+                .status());
+  const bool grown = Eventually([&] { return ClaimSize(f, state_claim) == "2Gi"; }).has_value();
+  {
+    INFO(f.controller->process.Output());
+    CHECK(grown);
+    REQUIRE(storage_says("ClaimResizeRefused: "));
+  }
+  INFO(storage);
+  CHECK(absl::StrContains(
+      storage,
+      "spec.accounting.managed.size is 2Gi but PersistentVolumeClaim " + data_claim + " has 1Gi"));
+  CHECK(absl::StrContains(storage, "spec is immutable after creation except resources.requests"));
+  CHECK_FALSE(absl::StrContains(storage, "\n"));  // not the API server's diff of the spec
+  CHECK(ClaimSize(f, data_claim) == "1Gi");
+  CHECK(f.Logged("claim_resize_requested") == 1);
+  // The database's StatefulSet keeps the claim template it was made with (the API server
+  // refuses to change it): it is still applied, and slurmdbd waits only for its pods.
+  CHECK(absl::StartsWith(ClusterCondition(*f.client, "AccountingAvailable"), "SlurmdbdNotReady"));
+  absl::StatusOr<std::string> set = f.client->Get(k8s::StatefulSets(), kNamespace, database);
+  REQUIRE(set.ok());
+  CHECK(absl::StrContains(*set, R"("requests":{"storage":"1Gi"})"));
+  CHECK(absl::StartsWith(ClusterCondition(*f.client, "Ready"), "Slurm"));  // not the claims
+
+  // Smaller than the claim, and another class: refused before anything is asked.
+  RequireOk(f.client
+                ->MergePatch(api::SlurmClusters(), kNamespace, kCluster,
+                             R"({"spec":{"controller":{"stateSave":{"storageClassName":"other"}},)"
+                             R"("accounting":{"managed":{"size":"512Mi"}}}})")
+                .status());
+  REQUIRE(storage_says("ClaimClassImmutable: "));
+  CHECK(absl::StrContains(storage, "a claim cannot shrink; it keeps 1Gi"));
+  CHECK(ClaimSize(f, state_claim) == "2Gi");
+  CHECK(f.Logged("claim_resize_requested") == 1);
+}
+
 TEST_CASE("a component the API server refuses is said in the status; the steps after it run") {
   Fixture f;
   // A quota of no load balancers, its usage written as the controller-manager would (none

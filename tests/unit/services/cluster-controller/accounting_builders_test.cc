@@ -175,6 +175,32 @@ TEST_CASE("an existing generated credentials Secret is used only when it is this
   CHECK(absl::StrContains(empty.problem, "\"password\""));
 }
 
+TEST_CASE("an existing database StatefulSet keeps its claim template; the claim follows the spec") {
+  v1::SlurmCluster cluster = Managed();
+  cluster.mutable_spec()->mutable_accounting()->mutable_managed()->set_size("80Gi");
+  cluster.mutable_spec()->mutable_accounting()->mutable_managed()->set_storage_class_name("fast");
+  const std::string created = AccountingDatabaseStatefulSetBody(Managed());
+  const std::optional<ClaimSpec> kept = DataClaimTemplateOf(created);
+  REQUIRE(kept.has_value());
+  CHECK(kept->size == "20Gi");
+  CHECK(kept->storage_class.empty());
+  // The API server refuses any change of volumeClaimTemplates: applied as it was made.
+  const rapidjson::Document set = Parse(AccountingDatabaseStatefulSetBody(cluster, kept));
+  CHECK(StringAt(set, {"spec", "volumeClaimTemplates", "0", "spec", "resources", "requests",
+                       "storage"}) == "20Gi");
+  CHECK_FALSE(At(set, {"spec", "volumeClaimTemplates", "0", "spec"})
+                  ->GetObject()
+                  .HasMember("storageClassName"));
+  const rapidjson::Document fresh = Parse(AccountingDatabaseStatefulSetBody(cluster));
+  CHECK(StringAt(fresh, {"spec", "volumeClaimTemplates", "0", "spec", "storageClassName"}) ==
+        "fast");
+  const WantedClaim wanted = WantedDataClaim(cluster);
+  CHECK(wanted.name == "data-research-accounting-db-0");
+  CHECK(wanted.size == "80Gi");
+  CHECK(wanted.field == "spec.accounting.managed");
+  CHECK_FALSE(DataClaimTemplateOf(R"({"spec":{}})").has_value());
+}
+
 TEST_CASE("the managed database is one non-root MariaDB keeping its data on a claim") {
   const rapidjson::Document set = Parse(AccountingDatabaseStatefulSetBody(Managed()));
   CHECK(StringAt(set, {"kind"}) == "StatefulSet");
@@ -196,6 +222,7 @@ TEST_CASE("the managed database is one non-root MariaDB keeping its data on a cl
   CHECK(StringAt(claim, {"metadata", "name"}) == "data");
   CHECK(StringAt(claim, {"metadata", "labels", "tidepool.dev/cluster"}) == "research");
   CHECK(StringAt(claim, {"spec", "resources", "requests", "storage"}) == "20Gi");
+  CHECK_FALSE(claim.GetObject().HasMember("storageClassName"));
   // The claim outlives the StatefulSet: no whenDeleted retention policy is asked for.
   CHECK(At(set, {"spec", "persistentVolumeClaimRetentionPolicy"}) == nullptr);
 

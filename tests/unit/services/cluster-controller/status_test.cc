@@ -154,6 +154,29 @@ TEST_CASE("a control plane of pods adds ControllerAvailable, and Ready waits for
       R"("type":"Ready","status":"False","reason":"AuthSecretInvalid","message":"Secret hpc/x has no munge.key")"));
 }
 
+TEST_CASE("StorageMatchesSpec says which claims cannot follow the spec, apart from Ready") {
+  const absl::Time now = absl::FromUnixSeconds(1'800'000'000);
+  ClusterOutcome outcome{
+      .generation = 5,
+      .auth = {.ready = true},
+      .controller = {.managed = true, .applied = true, .replicas = 1, .ready_replicas = 1},
+      .config = {.rendered = true, .rendered_hash = "h", .applied_hash = "h"}};
+  CHECK(absl::StrContains(
+      StatusPatch(outcome, {}, now),
+      R"("type":"StorageMatchesSpec","status":"True","reason":"ClaimsAsSpecified")"));
+  outcome.storage = {{.reason = "ClaimCannotShrink", .message = "state: keeps 50Gi"},
+                     {.reason = "ClaimClassImmutable", .message = "data: class slow"}};
+  const std::string patch = StatusPatch(outcome, {}, now);
+  CHECK(absl::StrContains(
+      patch,
+      R"("type":"StorageMatchesSpec","status":"False","reason":"ClaimCannotShrink","message":"state: keeps 50Gi; data: class slow")"));
+  // The claims still hold the data: the cluster stays Ready.
+  CHECK(absl::StrContains(patch, R"("type":"Ready","status":"True")"));
+  // Without a claim of ours (an external control plane), no such condition.
+  outcome.controller = {};
+  CHECK_FALSE(absl::StrContains(StatusPatch(outcome, {}, now), "StorageMatchesSpec"));
+}
+
 TEST_CASE("RestApiAvailable follows slurmrestd, and Ready waits for it too") {
   const absl::Time now = absl::FromUnixSeconds(1'800'000'000);
   ClusterOutcome outcome{

@@ -1,0 +1,44 @@
+#pragma once
+
+// How an existing PersistentVolumeClaim stands against the storage its SlurmCluster field
+// asks for (spec.controller.stateSave, spec.accounting.managed). Kubernetes never changes
+// a claim's class and only grows its size, where its StorageClass allows expansion: the
+// controller asks for a larger size and reports any other difference, changing nothing.
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "rapidjson/document.h"
+
+namespace tidepool::cluster {
+
+struct WantedClaim {
+  std::string field;          // "spec.controller.stateSave", for messages
+  std::string name;           // the claim's
+  std::string storage_class;  // "": whatever class the claim has
+  std::string size;           // a validated quantity
+};
+
+// The class and size a claim asks for, as written there ("" when absent).
+struct ClaimSpec {
+  std::string storage_class;
+  std::string size;
+};
+// Of a PersistentVolumeClaim, or of a StatefulSet's volumeClaimTemplates item.
+ClaimSpec ClaimSpecOf(const rapidjson::Value& claim);
+
+struct ClaimDrift {
+  enum class Kind { kNone, kGrow, kShrink, kClassDiffers };
+  Kind kind = Kind::kNone;
+  std::string have_size;  // the claim's request, as written there
+  std::string message;    // kShrink, kClassDiffers: what differs and what to do
+};
+
+// An error when the claim's JSON or its size does not parse.
+absl::StatusOr<ClaimDrift> CompareClaim(absl::string_view claim_json, const WantedClaim& wanted);
+
+// The merge patch asking for `size`.
+std::string ClaimGrowPatch(absl::string_view size);
+
+}  // namespace tidepool::cluster
