@@ -2,7 +2,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "tidepool/contract.h"
+#include "job_facts.h"
 #include "tidepool/gres.h"
 
 namespace tidepool::podsched {
@@ -24,7 +24,7 @@ std::optional<std::string> ClusterView::NodeFor(const std::string& slurm_node) c
 }
 
 bool BoundOutsideWithoutRecordedCluster(const api::PodView& pod, const ClusterView& cluster) {
-  return !pod.annotations.contains(api::kSlurmClusterAnnotation) && !pod.node_name.empty() &&
+  return RecordedCluster(pod).empty() && !pod.node_name.empty() &&
          !cluster.slurmd_nodes.contains(pod.node_name);
 }
 

@@ -38,7 +38,8 @@ struct ClusterView {
 // The pod records no cluster (tidepool.dev/slurm-cluster) and is bound to a Node without a
 // slurmd pod of this cluster: a scheduler of another cluster answering to the same name
 // placed it before pods recorded their cluster, so the job id it carries is not this
-// Slurm's, and its job missing here says nothing.
+// Slurm's, and its job missing here says nothing. (Such a pod on a Node where slurmd pods
+// of both clusters run cannot be told apart, and goes by this cluster's jobs as before.)
 bool BoundOutsideWithoutRecordedCluster(const api::PodView& pod, const ClusterView& cluster);
 
 // The NodeSets of `cluster` (same namespace, spec.clusterRef.name) from `node_sets`.

@@ -105,14 +105,17 @@ std::vector<Action> DeleteAll(const Members& members, const Action& prototype) {
 std::vector<Action> WithoutJob(const GroupInput& input, const Members& members,
                                const ClusterView& cluster) {
   if (!input.jobs_view_fresh) return {};
+  // One member another cluster placed makes the group that cluster's (its job is in the
+  // other Slurm): none of it is deleted or placed here, not even a member on our Nodes.
+  for (const ScheduledPod* member : members.live) {
+    if (AnnotatedJobId(member->pod).has_value() &&
+        BoundOutsideWithoutRecordedCluster(member->pod, cluster)) {
+      return {};
+    }
+  }
   std::vector<Action> actions;
-  bool placed_elsewhere = false;  // a member of another cluster's group: no job of ours
   for (const ScheduledPod* member : members.live) {
     if (std::optional<uint32_t> id = AnnotatedJobId(member->pod)) {
-      if (BoundOutsideWithoutRecordedCluster(member->pod, cluster)) {
-        placed_elsewhere = true;
-        continue;
-      }
       actions.push_back({.kind = Action::Kind::kDeletePod,
                          .pod = member->pod.name,
                          .job_id = *id,
@@ -122,7 +125,7 @@ std::vector<Action> WithoutJob(const GroupInput& input, const Members& members,
                          .job_missing = true});
     }
   }
-  if (!actions.empty() || placed_elsewhere) return actions;
+  if (!actions.empty()) return actions;
   absl::StatusOr<tidepool::v1::JobSpec> spec =
       JobSpecForGroup(input.ns, input.group, members.live, cluster.gpu_type);
   if (spec.ok()) {

@@ -47,22 +47,18 @@ std::optional<uint32_t> AnnotatedJobId(const api::PodView& pod) {
   return id;
 }
 
-namespace {
-
-std::string ClusterAnnotation(const api::PodView& pod) {
+std::string RecordedCluster(const api::PodView& pod) {
   auto it = pod.annotations.find(api::kSlurmClusterAnnotation);
   return it == pod.annotations.end() ? "" : it->second;
 }
 
-}  // namespace
-
 bool PlacedByOtherCluster(const api::PodView& pod, absl::string_view cluster_key) {
-  const std::string cluster = ClusterAnnotation(pod);
+  const std::string cluster = RecordedCluster(pod);
   return !cluster.empty() && cluster != cluster_key;
 }
 
 bool RecordsJob(const api::PodView& pod, uint32_t job_id, absl::string_view cluster_key) {
-  return AnnotatedJobId(pod) == job_id && ClusterAnnotation(pod) == cluster_key;
+  return AnnotatedJobId(pod) == job_id && RecordedCluster(pod) == cluster_key;
 }
 
 bool AlreadyMarkedInvalid(const api::PodView& pod, const std::string& message,
@@ -86,15 +82,15 @@ bool PlacedAsSinglePod(const std::vector<SlurmJob>& pod_jobs, const api::PodView
 }
 
 const SlurmJob* PrimaryJob(const std::vector<const SlurmJob*>& jobs) {
+  // An active job over an ended one; of active ones the lowest id, of ended the latest.
+  const auto preferred = [](const SlurmJob& job, const SlurmJob* current) {
+    if (current == nullptr) return true;
+    if (JobActive(job) != JobActive(*current)) return JobActive(job);
+    return JobActive(job) ? job.job_id() < current->job_id() : job.job_id() > current->job_id();
+  };
   const SlurmJob* primary = nullptr;
   for (const SlurmJob* job : jobs) {
-    if (JobActive(*job) &&
-        (primary == nullptr || !JobActive(*primary) || job->job_id() < primary->job_id())) {
-      primary = job;
-    } else if (!JobActive(*job) && (primary == nullptr ||
-                                    (!JobActive(*primary) && job->job_id() > primary->job_id()))) {
-      primary = job;
-    }
+    if (preferred(*job, primary)) primary = job;
   }
   return primary;
 }

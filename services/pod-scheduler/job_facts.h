@@ -35,6 +35,9 @@ bool PlacedAsSinglePod(const std::vector<tidepool::v1::SlurmJob>& pod_jobs,
 
 // tidepool.dev/slurm-job-id of the pod, when it holds a job id.
 std::optional<uint32_t> AnnotatedJobId(const api::PodView& pod);
+// tidepool.dev/slurm-cluster of the pod: the cluster whose scheduler placed it; "" when
+// none is recorded (empty counts as none).
+std::string RecordedCluster(const api::PodView& pod);
 // Whether the pod's job runs in another SlurmCluster than `cluster_key` ("<ns>/<name>"), by
 // its tidepool.dev/slurm-cluster: that cluster's scheduler placed it.
 bool PlacedByOtherCluster(const api::PodView& pod, absl::string_view cluster_key);

@@ -52,6 +52,8 @@ TEST_CASE("a Node counts as the cluster's while a slurmd pod of it runs or termi
   CHECK_FALSE(BoundOutsideWithoutRecordedCluster(pod, view));
   pod.node_name = "node-b";  // another cluster's slurmd runs there
   CHECK(BoundOutsideWithoutRecordedCluster(pod, view));
+  pod.annotations["tidepool.dev/slurm-cluster"] = "";  // empty records none
+  CHECK(BoundOutsideWithoutRecordedCluster(pod, view));
   pod.annotations["tidepool.dev/slurm-cluster"] = "hpc/research";
   CHECK_FALSE(BoundOutsideWithoutRecordedCluster(pod, view));
 }

@@ -172,14 +172,21 @@ TEST_CASE(
     pod.pod.phase = "Running";
   }
   CHECK(DecideGroup(Input(three), Cluster()).empty());
-  three[1].pod.node_name = "node-b";  // this one runs where this cluster's slurmd does
-  std::vector<Action> actions = DecideGroup(Input(three), Cluster());
-  REQUIRE(Kinds(actions) == std::vector<Kind>{Kind::kDeletePod});
-  CHECK(actions[0].pod == "w-1");
+  // One member where this cluster's slurmd runs does not make the group ours: deleting it
+  // alone would break the other cluster's gang.
+  three[1].pod.node_name = "node-b";
+  CHECK(DecideGroup(Input(three), Cluster()).empty());
+  // Recording this cluster, they are ours, and go with the job gone from our Slurm.
   for (ScheduledPod& pod : three) pod.pod.annotations["tidepool.dev/slurm-cluster"] = "ml/research";
   ClusterView research = Cluster();
   research.cluster_key = "ml/research";
   CHECK(Kinds(DecideGroup(Input(three), research)) == std::vector<Kind>(3, Kind::kDeletePod));
+  // On this cluster's Nodes all, recording none: ours from before the upgrade.
+  for (ScheduledPod& pod : three) {
+    pod.pod.annotations.erase("tidepool.dev/slurm-cluster");
+    pod.pod.node_name = "node-a";
+  }
+  CHECK(Kinds(DecideGroup(Input(three), Cluster())) == std::vector<Kind>(3, Kind::kDeletePod));
 }
 
 TEST_CASE("a member deleted cancels the job; once it ended the other members go too") {
