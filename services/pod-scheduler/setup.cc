@@ -131,10 +131,10 @@ class Process {
     return true;
   }
 
-  // Every pod of the cache and its group, and every key a placeholder job names (the
-  // reaper's).
+  // Every pod of the cache and its group, every key a placeholder job names (the
+  // reaper's), and the scheduler name's report.
   std::vector<std::string> AllKeys() {
-    std::set<std::string> keys;
+    std::set<std::string> keys = {PodSync::kSchedulerNameKey};
     for (const k8s::CachedObjectPtr& pod : informers_.pods->List()) {
       for (std::string& key : PodSync::SyncKeysOf(*pod, jobs_)) keys.insert(std::move(key));
     }

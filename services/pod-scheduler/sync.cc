@@ -26,6 +26,9 @@ constexpr absl::Duration kWaitForNodeRequeue = absl::Seconds(5);
 // Longer than slurm-syncer takes to publish a job it submitted (its next poll) and than a
 // few polls, so neither a trailing view nor one bad reply deletes a pod.
 constexpr absl::Duration kConfirmJobMissingFor = absl::Seconds(10);
+// A submission without an answer: how long its job may take to show on the job watch
+// before the pod submits again (a few of the syncer's polls).
+constexpr absl::Duration kWaitForDoubtfulJob = absl::Seconds(10);
 
 // The cluster's NodeSets and slurmd pods, read from the caches.
 ClusterView ObserveCluster(const SyncContext& c) {
@@ -60,8 +63,13 @@ class Executor {
   // `pods`: the pods the actions may name (a single pod, or a group's members; an action
   // with an empty Action::pod means the first). `key` is the sync key, for logs.
   Executor(const SyncContext& c, RecentWrites& written, MissingJobs& missing,
-           const std::string& key, std::vector<const ScheduledPod*> pods)
-      : c_(c), written_(written), missing_(missing), key_(key), pods_(std::move(pods)) {}
+           DoubtfulSubmits& doubtful, const std::string& key, std::vector<const ScheduledPod*> pods)
+      : c_(c),
+        written_(written),
+        missing_(missing),
+        doubtful_(doubtful),
+        key_(key),
+        pods_(std::move(pods)) {}
 
   // The failure is returned (the key is retried with backoff); the caller runs the other
   // actions of the decision anyway when they do not depend on it.
@@ -121,8 +129,16 @@ class Executor {
   }
 
   absl::Status Submit(const Action& action) {
+    if (const absl::Duration left = doubtful_.WaitLeft(key_, c_.clock->Now());
+        left > absl::ZeroDuration()) {
+      common::LogDebug("submit_waits_for_doubtful_job",
+                       {{"key", key_}, {"left", absl::FormatDuration(left)}});
+      RequeueAfter(left);
+      return absl::OkStatus();
+    }
     absl::StatusOr<uint32_t> id = c_.syncer->Submit(action.spec);
     if (!id.ok()) {
+      doubtful_.Failed(key_, id.status(), c_.clock->Now());
       c_.metrics->CountError("submit");
       const std::string message =
           absl::StrCat("submitting the placeholder job: ", id.status().message());
@@ -229,6 +245,7 @@ class Executor {
   const SyncContext& c_;
   RecentWrites& written_;
   MissingJobs& missing_;
+  DoubtfulSubmits& doubtful_;
   const std::string& key_;
   const std::vector<const ScheduledPod*> pods_;
   std::optional<absl::Duration> requeue_after_;
@@ -252,7 +269,9 @@ absl::StatusOr<k8s::ReconcileResult> RunAll(Executor& executor,
 }  // namespace
 
 PodSync::PodSync(SyncContext context)
-    : context_(std::move(context)), missing_(kConfirmJobMissingFor) {}
+    : context_(std::move(context)),
+      missing_(kConfirmJobMissingFor),
+      doubtful_(kWaitForDoubtfulJob) {}
 
 absl::StatusOr<k8s::ReconcileResult> PodSync::Execute(
     const std::string& key, std::vector<const ScheduledPod*> pods,
@@ -260,7 +279,7 @@ absl::StatusOr<k8s::ReconcileResult> PodSync::Execute(
   for (const tidepool::v1::SlurmJob& job : jobs) {
     missing_.Found(job.job_id());
   }
-  Executor executor(context_, written_, missing_, key, std::move(pods));
+  Executor executor(context_, written_, missing_, doubtful_, key, std::move(pods));
   return RunAll(executor, actions);
 }
 
@@ -331,6 +350,7 @@ absl::StatusOr<k8s::ReconcileResult> PodSync::Reconcile(const std::string& key) 
   // as it holds its nodes for nothing.
   const SchedulerChoice choice = CurrentChoice();
   ReportIfChanged(choice);  // here, where only the leader comes
+  if (key == kSchedulerNameKey) return k8s::ReconcileResult{};
   const std::string& scheduler = choice.name;
   if (std::optional<std::pair<std::string, std::string>> group = ParseGroupKey(key)) {
     return ReconcileGroup(key, group->first, group->second, scheduler);

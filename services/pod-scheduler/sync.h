@@ -15,6 +15,7 @@
 #include "action.h"
 #include "cluster_view.h"
 #include "common/clock.h"
+#include "doubtful_submits.h"
 #include "job_table.h"
 #include "k8s/client.h"
 #include "k8s/controller.h"
@@ -54,6 +55,11 @@ class PodSync : public k8s::Reconciler {
  public:
   explicit PodSync(SyncContext context);
   absl::StatusOr<k8s::ReconcileResult> Reconcile(const std::string& key) override;
+
+  // A key that is no pod's (pod keys hold a '/'): its sync only reports whether another
+  // cluster takes the scheduler name. Enqueued with every pod on a cluster's change, so
+  // the report comes when the names collide, before any pod asks for the name.
+  static constexpr char kSchedulerNameKey[] = "scheduler-name";
 
   // The keys a pod's change concerns: its own and, for a member, its group's: the one it
   // names, and the one whose job its annotation names (it may have stopped naming it).
@@ -97,8 +103,9 @@ class PodSync : public k8s::Reconciler {
   std::shared_ptr<const ClusterView> CurrentClusterView();
 
   const SyncContext context_;
-  RecentWrites written_;  // binds and cancels the caches may not show yet
-  MissingJobs missing_;   // annotated jobs missing from the view, not yet taken as gone
+  RecentWrites written_;      // binds and cancels the caches may not show yet
+  MissingJobs missing_;       // annotated jobs missing from the view, not yet taken as gone
+  DoubtfulSubmits doubtful_;  // submissions that got no answer: their job may yet show
   absl::Mutex view_mutex_;
   std::string view_version_ ABSL_GUARDED_BY(view_mutex_);
   std::shared_ptr<const ClusterView> view_ ABSL_GUARDED_BY(view_mutex_);

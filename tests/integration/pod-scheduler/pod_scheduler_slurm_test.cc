@@ -366,14 +366,14 @@ TEST_CASE("pods become Slurm jobs, are bound where Slurm runs them and torn down
     // Its own Slurm, as another cluster's would be (here: another Slurm user's jobs).
     Syncer later_syncer(*slurm, slurm->token_user);
     Scheduler later(ns, later_syncer.address(), "later");
+    // The later one says so at once, before any pod asks for the name.
+    const bool yielded =
+        WaitUntil([&] { return absl::StrContains(later.Output(), "event=scheduler_name_taken"); });
+    CHECK_FALSE(AwaitEventNotes(ns, "SchedulerNameTaken").empty());
     uids.push_back(CreatePod(ns, "shared"));
     const uint32_t id = WaitBound(ns, "shared", scheduler);
     CHECK(k8s::AnnotationOf(*ns.Pod("shared"), "tidepool.dev/slurm-cluster") ==
           ns.name() + "/research");
-    // The later one said so when the pod came, and submitted nothing.
-    const bool yielded =
-        WaitUntil([&] { return absl::StrContains(later.Output(), "event=scheduler_name_taken"); });
-    CHECK_FALSE(AwaitEventNotes(ns, "SchedulerNameTaken").empty());
     absl::SleepFor(absl::Seconds(3));  // time for a second scheduler to submit, were it to
     INFO(later.Output());
     CHECK(yielded);
