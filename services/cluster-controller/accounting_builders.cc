@@ -328,7 +328,12 @@ WantedClaim WantedDataClaim(const v1::SlurmCluster& cluster) {
   return {.field = "spec.accounting.managed",
           .name = AccountingDataClaimName(ClusterName(cluster)),
           .storage_class = managed.storage_class_name(),
-          .size = managed.size().empty() ? kDefaultAccountingDatabaseSize : managed.size()};
+          .size = managed.size().empty() ? kDefaultAccountingDatabaseSize : managed.size(),
+          .move_advice = absl::StrCat(
+              "move the database: dump it, delete the StatefulSet ",
+              api::AccountingDatabaseName(ClusterName(cluster)),
+              " and the claim; the controller makes both again with the spec's class, and the "
+              "dump is loaded into the new one")};
 }
 
 std::string AccountingDatabaseStatefulSetBody(const v1::SlurmCluster& cluster,

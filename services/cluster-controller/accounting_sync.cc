@@ -5,7 +5,6 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "accounting_builders.h"
-#include "claim_resize.h"
 #include "common/log.h"
 #include "generated_secret.h"
 #include "k8s/resource.h"
@@ -80,22 +79,19 @@ absl::StatusOr<ComponentPlan> AccountingDatabaseStep::Plan(const v1::SlurmCluste
   if (k8s::CachedObjectPtr set = informers_.stateful_sets->Get(absl::StrCat(ns, "/", name))) {
     created_with = DataClaimTemplateOf(set->json);
   }
-  ComponentPlan plan{.objects = {{&k8s::Services(), informers_.services, name,
-                                  AccountingDatabaseServiceBody(spec)},
-                                 {&k8s::StatefulSets(), informers_.stateful_sets, name,
-                                  AccountingDatabaseStatefulSetBody(spec, created_with)}},
-                     .replicas = 1,
-                     .workload_cache = informers_.stateful_sets,
-                     .workload_name = name,
-                     .ready_replicas_of = &ReadyReplicasOfStatefulSet,
-                     .description = absl::StrCat("accounting database StatefulSet ", name)};
-  const WantedClaim wanted = WantedDataClaim(spec);
-  if (k8s::CachedObjectPtr claim = informers_.claims->Get(absl::StrCat(ns, "/", wanted.name))) {
-    absl::StatusOr<ClaimFollowed> followed = FollowClaim(client(), ns, claim->json, wanted);
-    if (!followed.ok()) return followed.status();
-    AddClaimFollowed(*std::move(followed), plan);
-  }
-  return plan;
+  return ComponentPlan{.objects = {{&k8s::Services(), informers_.services, name,
+                                    AccountingDatabaseServiceBody(spec)},
+                                   {&k8s::StatefulSets(), informers_.stateful_sets, name,
+                                    AccountingDatabaseStatefulSetBody(spec, created_with)}},
+                       .replicas = 1,
+                       .workload_cache = informers_.stateful_sets,
+                       .workload_name = name,
+                       .ready_replicas_of = &ReadyReplicasOfStatefulSet,
+                       .description = absl::StrCat("accounting database StatefulSet ", name)};
+}
+
+std::vector<DataClaim> AccountingDatabaseStep::DataClaims(const v1::SlurmCluster& spec) const {
+  return {{.wanted = WantedDataClaim(spec), .cache = informers_.claims}};
 }
 
 AccountingStep::AccountingStep(k8s::Client& client, ClusterInformers informers,

@@ -40,6 +40,8 @@ class AccountingDatabaseStep : public ComponentStep {
   std::vector<OwnedName> Owns(const v1::SlurmCluster& spec) const override;
   absl::StatusOr<ComponentPlan> Plan(const v1::SlurmCluster& spec,
                                      const ClusterOutcome& outcome) override;
+  bool KeepsData() const override { return true; }
+  std::vector<DataClaim> DataClaims(const v1::SlurmCluster& spec) const override;
 
  private:
   // Creates the credentials Secret when absent, or checks the one that already exists

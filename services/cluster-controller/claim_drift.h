@@ -2,8 +2,9 @@
 
 // How an existing PersistentVolumeClaim stands against the storage its SlurmCluster field
 // asks for (spec.controller.stateSave, spec.accounting.managed). Kubernetes never changes
-// a claim's class and only grows its size, where its StorageClass allows expansion: the
-// controller asks for a larger size and reports any other difference, changing nothing.
+// a claim's class and only grows its size, once the claim is bound and where its
+// StorageClass allows expansion: the controller asks for a larger size then, and reports
+// any other difference, changing nothing.
 
 #include <string>
 
@@ -18,21 +19,32 @@ struct WantedClaim {
   std::string name;           // the claim's
   std::string storage_class;  // "": whatever class the claim has
   std::string size;           // a validated quantity
+  // How to move the data to a claim of another class ("stop slurmctld, copy …").
+  std::string move_advice;
 };
 
-// The class and size a claim asks for, as written there ("" when absent).
+// What a claim asks for and has, as written there ("" when absent).
 struct ClaimSpec {
   std::string storage_class;
-  std::string size;
+  std::string size;      // spec.resources.requests.storage
+  std::string phase;     // status.phase
+  std::string capacity;  // status.capacity.storage
 };
 // Of a PersistentVolumeClaim, or of a StatefulSet's volumeClaimTemplates item.
 ClaimSpec ClaimSpecOf(const rapidjson::Value& claim);
 
 struct ClaimDrift {
-  enum class Kind { kNone, kGrow, kShrink, kClassDiffers };
+  enum class Kind {
+    kNone,
+    kGrow,          // ask for the larger size
+    kNotBound,      // larger asked, but only a bound claim may grow: asked once it is
+    kResizing,      // the larger size is asked; the storage has not grown to it yet
+    kShrink,        // refused: a claim never shrinks
+    kClassDiffers,  // refused: a claim's class never changes
+  };
   Kind kind = Kind::kNone;
   std::string have_size;  // the claim's request, as written there
-  std::string message;    // kShrink, kClassDiffers: what differs and what to do
+  std::string message;    // all but kNone and kGrow: what differs and what to do
 };
 
 // An error when the claim's JSON or its size does not parse.

@@ -1,7 +1,10 @@
 #include "claim_resize.h"
 
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
+#include "k8s/errors.h"
 #include "k8s/resource.h"
 
 namespace tidepool::cluster {
@@ -10,13 +13,15 @@ namespace {
 constexpr char kClaimUnreadableReason[] = "ClaimUnreadable";
 constexpr char kClassImmutableReason[] = "ClaimClassImmutable";
 constexpr char kCannotShrinkReason[] = "ClaimCannotShrink";
+constexpr char kNotBoundReason[] = "ClaimNotBound";
+constexpr char kResizingReason[] = "ClaimResizing";
 constexpr char kResizeRefusedReason[] = "ClaimResizeRefused";
+constexpr char kResizeFailedReason[] = "ClaimResizeFailed";
 
-// The API server answered, and no retry changes its answer until the claim or its class
-// does (an unbound claim, a class without allowVolumeExpansion, a quota).
+// The API server answered, and asking again gets the same answer until the claim or the
+// size changes (a class without allowVolumeExpansion, a role without patch, a quota).
 bool Refused(const absl::Status& status) {
-  return absl::IsInvalidArgument(status) || absl::IsPermissionDenied(status) ||
-         absl::IsFailedPrecondition(status);
+  return absl::IsInvalidArgument(status) || absl::IsPermissionDenied(status);
 }
 
 // The API server's validation message goes on with a diff of the whole claim spec.
@@ -24,56 +29,103 @@ absl::string_view FirstLine(absl::string_view message) {
   return message.substr(0, message.find('\n'));
 }
 
-}  // namespace
+std::string ResourceVersionOf(absl::string_view claim_json) {
+  absl::StatusOr<k8s::ObjectMeta> meta = k8s::ParseObjectMeta(claim_json);
+  return meta.ok() ? meta->resource_version : "";
+}
 
-absl::StatusOr<ClaimFollowed> FollowClaim(k8s::Client& client, absl::string_view ns,
-                                          absl::string_view claim_json, const WantedClaim& wanted) {
-  absl::StatusOr<ClaimDrift> drift = CompareClaim(claim_json, wanted);
-  if (!drift.ok()) {
-    return ClaimFollowed{.note_reason = kClaimUnreadableReason,
-                         .note_message = std::string(drift.status().message())};
-  }
-  switch (drift->kind) {
-    case ClaimDrift::Kind::kNone:
-      return ClaimFollowed{};
+const char* ReasonOf(ClaimDrift::Kind kind) {
+  switch (kind) {
     case ClaimDrift::Kind::kClassDiffers:
-      return ClaimFollowed{.note_reason = kClassImmutableReason, .note_message = drift->message};
+      return kClassImmutableReason;
     case ClaimDrift::Kind::kShrink:
-      return ClaimFollowed{.note_reason = kCannotShrinkReason, .note_message = drift->message};
+      return kCannotShrinkReason;
+    case ClaimDrift::Kind::kNotBound:
+      return kNotBoundReason;
+    case ClaimDrift::Kind::kResizing:
+      return kResizingReason;
+    case ClaimDrift::Kind::kNone:
     case ClaimDrift::Kind::kGrow:
       break;
+  }
+  return "";
+}
+
+ClaimFollowed Grow(k8s::Client& client, absl::string_view ns, absl::string_view claim_json,
+                   const WantedClaim& wanted, const std::string& have_size,
+                   RefusedResizes& refused) {
+  const std::string claim_key = absl::StrCat(ns, "/", wanted.name);
+  const std::string version = ResourceVersionOf(claim_json);
+  if (std::optional<StorageNote> known = refused.Find(claim_key, version, wanted.size)) {
+    return {.note = std::move(known)};
   }
   absl::Status patched =
       client.MergePatch(k8s::PersistentVolumeClaims(), ns, wanted.name, ClaimGrowPatch(wanted.size))
           .status();
+  const std::string differs =
+      absl::StrCat(wanted.field, ".size is ", wanted.size, " but PersistentVolumeClaim ",
+                   wanted.name, " has ", have_size);
   if (Refused(patched)) {
-    common::LogWarn("claim_resize_refused", {{"namespace", ns},
-                                             {"claim", wanted.name},
-                                             {"size", wanted.size},
-                                             {"error", patched.message()}});
-    return ClaimFollowed{
-        .note_reason = kResizeRefusedReason,
-        .note_message =
-            absl::StrCat(wanted.field, ".size is ", wanted.size, " but PersistentVolumeClaim ",
-                         wanted.name, " has ", drift->have_size,
-                         ", and the API server refused to grow it: ", FirstLine(patched.message()),
-                         " (a claim grows only once bound, and only where its StorageClass sets "
-                         "allowVolumeExpansion)")};
+    common::LogWarn("claim_resize_refused",
+                    {{"claim", claim_key}, {"size", wanted.size}, {"error", patched.message()}});
+    StorageNote note{
+        .reason = kResizeRefusedReason,
+        .message = absl::StrCat(
+            differs, ", and the API server refused to grow it: ", FirstLine(patched.message()),
+            " (a bound claim grows where its StorageClass sets allowVolumeExpansion, and the "
+            "cluster-controller's role may patch claims)")};
+    refused.Note(claim_key, version, wanted.size, note);
+    return {.note = std::move(note)};
   }
-  if (!patched.ok()) return patched;
-  common::LogInfo(
-      "claim_resize_requested",
-      {{"namespace", ns}, {"claim", wanted.name}, {"from", drift->have_size}, {"to", wanted.size}});
-  return ClaimFollowed{.grown = absl::StrCat("PersistentVolumeClaim ", wanted.name, " from ",
-                                             drift->have_size, " to ", wanted.size)};
+  if (!patched.ok()) {
+    common::LogWarn("claim_resize_failed",
+                    {{"claim", claim_key}, {"size", wanted.size}, {"error", patched.message()}});
+    return {.note = StorageNote{.reason = kResizeFailedReason,
+                                .message =
+                                    absl::StrCat(differs, ", and asking to grow it failed: ",
+                                                 FirstLine(patched.message()), "; asked again in ",
+                                                 absl::FormatDuration(kClaimResizeRetry))},
+            .retry = true};
+  }
+  common::LogInfo("claim_resize_requested",
+                  {{"claim", claim_key}, {"from", have_size}, {"to", wanted.size}});
+  return {.grown = absl::StrCat("PersistentVolumeClaim ", wanted.name, " from ", have_size, " to ",
+                                wanted.size)};
 }
 
-void AddClaimFollowed(ClaimFollowed followed, ComponentPlan& plan) {
-  if (!followed.grown.empty()) plan.claims_grown.push_back(std::move(followed.grown));
-  if (!followed.note_reason.empty()) {
-    plan.storage.push_back(
-        {.reason = std::move(followed.note_reason), .message = std::move(followed.note_message)});
+}  // namespace
+
+std::optional<StorageNote> RefusedResizes::Find(const std::string& claim,
+                                                const std::string& version,
+                                                const std::string& size) {
+  absl::MutexLock lock(&mutex_);
+  auto it = by_claim_.find(claim);
+  if (it == by_claim_.end()) return std::nullopt;
+  if (it->second.version != version || it->second.size != size) {
+    by_claim_.erase(it);
+    return std::nullopt;
   }
+  return it->second.note;
+}
+
+void RefusedResizes::Note(const std::string& claim, const std::string& version,
+                          const std::string& size, StorageNote note) {
+  absl::MutexLock lock(&mutex_);
+  by_claim_[claim] = {.version = version, .size = size, .note = std::move(note)};
+}
+
+ClaimFollowed FollowClaim(k8s::Client& client, absl::string_view ns, absl::string_view claim_json,
+                          const WantedClaim& wanted, RefusedResizes& refused) {
+  absl::StatusOr<ClaimDrift> drift = CompareClaim(claim_json, wanted);
+  if (!drift.ok()) {
+    return {.note = StorageNote{.reason = kClaimUnreadableReason,
+                                .message = std::string(drift.status().message())}};
+  }
+  if (drift->kind == ClaimDrift::Kind::kNone) return {};
+  if (drift->kind != ClaimDrift::Kind::kGrow) {
+    return {.note = StorageNote{.reason = ReasonOf(drift->kind), .message = drift->message}};
+  }
+  return Grow(client, ns, claim_json, wanted, drift->have_size, refused);
 }
 
 }  // namespace tidepool::cluster

@@ -1,5 +1,6 @@
 #include "component_step.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -7,6 +8,7 @@
 #include "common/log.h"
 #include "component_removal.h"
 #include "k8s/object_json.h"
+#include "k8s/resource.h"
 #include "tidepool/contract.h"
 
 namespace tidepool::cluster {
@@ -45,6 +47,58 @@ absl::StatusOr<k8s::ReconcileResult> ComponentStep::Sync(const ClusterContext& c
                                                          ClusterOutcome& outcome) {
   const absl::StatusOr<v1::SlurmCluster>& spec = cluster.spec;
   if (spec.ok() && !Wanted(*spec)) return RemoveUnwanted(cluster, *spec);
+  absl::Duration claims_retry = absl::ZeroDuration();
+  if (spec.ok() && Validate(*spec).ok()) {
+    claims_retry = FollowDataClaims(cluster, *spec, outcome);
+  } else if (KeepsData()) {
+    outcome.storage_unchecked = true;
+  }
+  absl::StatusOr<k8s::ReconcileResult> result = SyncWanted(cluster, outcome);
+  if (result.ok() && claims_retry > absl::ZeroDuration()) {
+    absl::Duration& after = result->requeue_after;
+    after = after > absl::ZeroDuration() ? std::min(after, claims_retry) : claims_retry;
+  }
+  return result;
+}
+
+absl::Duration ComponentStep::FollowDataClaims(const ClusterContext& cluster,
+                                               const v1::SlurmCluster& spec,
+                                               ClusterOutcome& outcome) {
+  const std::string& ns = spec.metadata().namespace_();
+  absl::Duration retry = absl::ZeroDuration();
+  for (const DataClaim& claim : DataClaims(spec)) {
+    std::string json;
+    if (k8s::CachedObjectPtr cached = claim.cache->Get(absl::StrCat(ns, "/", claim.wanted.name))) {
+      json = cached->json;
+    } else {
+      // Not cached: not made yet (then as the spec asks), or made without our labels.
+      absl::StatusOr<std::string> read =
+          client_.Get(k8s::PersistentVolumeClaims(), ns, claim.wanted.name);
+      if (absl::IsNotFound(read.status())) continue;
+      if (!read.ok()) {
+        outcome.storage.push_back(
+            {.reason = "ClaimUnreadable",
+             .message = absl::StrCat("reading PersistentVolumeClaim ", claim.wanted.name, ": ",
+                                     read.status().message())});
+        retry = kClaimResizeRetry;
+        continue;
+      }
+      json = *std::move(read);
+    }
+    ClaimFollowed followed = FollowClaim(client_, ns, json, claim.wanted, refused_resizes_);
+    if (followed.retry) retry = kClaimResizeRetry;
+    if (followed.note.has_value()) outcome.storage.push_back(*std::move(followed.note));
+    if (!followed.grown.empty() && cluster.ref.has_value()) {
+      events_.Record(*cluster.ref, k8s::EventType::kNormal, api::kClaimResizeRequestedReason,
+                     "Resize", absl::StrCat("asked to grow ", followed.grown));
+    }
+  }
+  return retry;
+}
+
+absl::StatusOr<k8s::ReconcileResult> ComponentStep::SyncWanted(const ClusterContext& cluster,
+                                                               ClusterOutcome& outcome) {
+  const absl::StatusOr<v1::SlurmCluster>& spec = cluster.spec;
   ComponentOutcome& result = OutcomeOf(outcome);
   result.managed = true;
   result.pod_selector = absl::StrCat(api::kComponentLabel, "=", component(), ",",
@@ -62,7 +116,6 @@ absl::StatusOr<k8s::ReconcileResult> ComponentStep::Sync(const ClusterContext& c
   }
   absl::StatusOr<ComponentPlan> plan = Plan(*spec, outcome);
   if (!plan.ok()) return plan.status();
-  ReportClaims(cluster, *plan, outcome);
   if (!plan->blocked_reason.empty()) {
     result.blocked_reason = std::move(plan->blocked_reason);
     result.error = std::move(plan->blocked_message);
@@ -102,16 +155,6 @@ absl::StatusOr<k8s::ReconcileResult> ComponentStep::Sync(const ClusterContext& c
     }
   }
   return k8s::ReconcileResult{.requeue_after = plan->recheck_after};
-}
-
-void ComponentStep::ReportClaims(const ClusterContext& cluster, const ComponentPlan& plan,
-                                 ClusterOutcome& outcome) {
-  outcome.storage.insert(outcome.storage.end(), plan.storage.begin(), plan.storage.end());
-  if (!cluster.ref.has_value()) return;
-  for (const std::string& grown : plan.claims_grown) {
-    events_.Record(*cluster.ref, k8s::EventType::kNormal, api::kClaimResizeRequestedReason,
-                   "Resize", absl::StrCat("asked to grow ", grown));
-  }
 }
 
 absl::StatusOr<k8s::ReconcileResult> ComponentStep::RemoveUnwanted(const ClusterContext& cluster,

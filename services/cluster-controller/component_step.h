@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "claim_resize.h"
 #include "hashed_applier.h"
 #include "k8s/event_recorder.h"
 #include "sync.h"
@@ -35,10 +36,6 @@ struct ComponentPlan {
   int (*ready_replicas_of)(absl::string_view workload_json) = nullptr;
   // For the event: "slurmctld StatefulSet research-controller".
   std::string description;
-  // The component's claims where they differ from the spec (StorageMatchesSpec), and the
-  // resizes asked this sync ("PersistentVolumeClaim x from 1Gi to 2Gi"), for an event.
-  std::vector<StorageNote> storage;
-  std::vector<std::string> claims_grown;
   // Non-zero: sync again after this long, blocked or not (a component that reads objects
   // no informer watches, such as a user's Secret, notices their changes so).
   absl::Duration recheck_after = absl::ZeroDuration();
@@ -51,6 +48,12 @@ ComponentPlan Blocked(std::string reason, std::string message,
 // of a namespace): a step waiting on one looks again this often, so creating or fixing it
 // is noticed without another change to the cluster.
 inline constexpr absl::Duration kSecretRecheck = absl::Seconds(30);
+
+// A claim a component keeps its data on (claim_resize.h), and the cache it shows up in.
+struct DataClaim {
+  WantedClaim wanted;
+  k8s::Informer* cache = nullptr;
+};
 
 // One object a component applies, by kind and name (an OwnedObject without its body).
 struct OwnedName {
@@ -88,13 +91,21 @@ class ComponentStep : public ClusterStep {
   // auth Secrets are ready.
   virtual absl::StatusOr<ComponentPlan> Plan(const v1::SlurmCluster& spec,
                                              const ClusterOutcome& outcome) = 0;
+  // Whether the component keeps data on claims; then DataClaims lists them for a valid
+  // spec. They follow the spec before anything else, whatever keeps the rest waiting.
+  virtual bool KeepsData() const { return false; }
+  virtual std::vector<DataClaim> DataClaims(const v1::SlurmCluster& /*spec*/) const { return {}; }
 
   k8s::Client& client() { return client_; }
 
  private:
-  // The plan's claim notes into the outcome; an event for each resize asked.
-  void ReportClaims(const ClusterContext& cluster, const ComponentPlan& plan,
-                    ClusterOutcome& outcome);
+  // Everything but the data claims.
+  absl::StatusOr<k8s::ReconcileResult> SyncWanted(const ClusterContext& cluster,
+                                                  ClusterOutcome& outcome);
+  // The data claims followed (an event for each resize asked; what differs into the
+  // outcome); a retry time when a resize failed, else zero.
+  absl::Duration FollowDataClaims(const ClusterContext& cluster, const v1::SlurmCluster& spec,
+                                  ClusterOutcome& outcome);
   // Not Wanted: deletes the objects of Owns() this cluster controls (an error is retried
   // with backoff).
   absl::StatusOr<k8s::ReconcileResult> RemoveUnwanted(const ClusterContext& cluster,
@@ -106,6 +117,7 @@ class ComponentStep : public ClusterStep {
   k8s::Client& client_;
   k8s::EventRecorder& events_;
   HashedApplier applier_;
+  RefusedResizes refused_resizes_;
 };
 
 // Ready pods of a StatefulSet (status.readyReplicas) and of a Deployment

@@ -238,7 +238,10 @@ WantedClaim WantedStateClaim(const v1::SlurmCluster& cluster) {
   return {.field = "spec.controller.stateSave",
           .name = api::ControllerStateClaimName(ClusterName(cluster)),
           .storage_class = state.storage_class_name(),
-          .size = state.size().empty() ? kDefaultStateSaveSize : state.size()};
+          .size = state.size().empty() ? kDefaultStateSaveSize : state.size(),
+          .move_advice =
+              "move the state: stop slurmctld, copy the claim's data, delete the "
+              "claim and let the controller make it again as the spec asks"};
 }
 
 std::string ControllerStateClaimBody(const v1::SlurmCluster& cluster) {

@@ -57,8 +57,8 @@ std::string ComputeServiceBody(const v1::SlurmCluster& cluster);
 // Ready (unhealthyPodEvictionPolicy AlwaysAllow): with the SlurmNodeInUse readiness gate,
 // `kubectl drain` evicts a slurmd pod only after its Slurm node is drained and idle.
 std::string ComputeDisruptionBudgetBody(const v1::SlurmCluster& cluster);
-// A create body (the claim is made once and then left alone: its size and class are the
-// user's to change, and access modes cannot change).
+// A create body. The claim is made once; later it only grows to a larger
+// spec.controller.stateSave.size (claim_resize.h): its class and access modes never change.
 std::string ControllerStateClaimBody(const v1::SlurmCluster& cluster);
 // What spec.controller.stateSave asks of the state claim.
 WantedClaim WantedStateClaim(const v1::SlurmCluster& cluster);

@@ -3,7 +3,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "claim_resize.h"
 #include "common/log.h"
 #include "controller_builders.h"
 #include "k8s/errors.h"
@@ -72,7 +71,7 @@ absl::StatusOr<ComponentPlan> ControllerStep::Plan(const v1::SlurmCluster& spec,
                                 .munge_key_secret = outcome.auth.munge_key_secret,
                                 .jwt_key_secret = outcome.auth.jwt_key_secret,
                                 .cluster_domain = cluster_domain_};
-  ComponentPlan plan{
+  return ComponentPlan{
       .objects = {{&k8s::Services(), informers_.services,
                    api::ComputeServiceName(spec.metadata().name()), ComputeServiceBody(spec)},
                   {&k8s::Services(), informers_.services, name, ControllerServiceBody(spec)},
@@ -88,19 +87,10 @@ absl::StatusOr<ComponentPlan> ControllerStep::Plan(const v1::SlurmCluster& spec,
       .workload_name = name,
       .ready_replicas_of = &ReadyReplicasOfStatefulSet,
       .description = absl::StrCat("slurmctld StatefulSet ", name)};
-  if (absl::Status followed = FollowStateClaim(spec, plan); !followed.ok()) return followed;
-  return plan;
 }
 
-absl::Status ControllerStep::FollowStateClaim(const v1::SlurmCluster& spec, ComponentPlan& plan) {
-  const WantedClaim wanted = WantedStateClaim(spec);
-  const std::string& ns = spec.metadata().namespace_();
-  k8s::CachedObjectPtr cached = informers_.claims->Get(absl::StrCat(ns, "/", wanted.name));
-  if (cached == nullptr) return absl::OkStatus();  // just created: as the spec asks
-  absl::StatusOr<ClaimFollowed> followed = FollowClaim(client(), ns, cached->json, wanted);
-  if (!followed.ok()) return followed.status();
-  AddClaimFollowed(*std::move(followed), plan);
-  return absl::OkStatus();
+std::vector<DataClaim> ControllerStep::DataClaims(const v1::SlurmCluster& spec) const {
+  return {{.wanted = WantedStateClaim(spec), .cache = informers_.claims}};
 }
 
 }  // namespace tidepool::cluster

@@ -28,12 +28,12 @@ class ControllerStep : public ComponentStep {
   std::vector<OwnedName> Owns(const v1::SlurmCluster& spec) const override;
   absl::StatusOr<ComponentPlan> Plan(const v1::SlurmCluster& spec,
                                      const ClusterOutcome& outcome) override;
+  bool KeepsData() const override { return true; }
+  std::vector<DataClaim> DataClaims(const v1::SlurmCluster& spec) const override;
 
  private:
   // Creates the state claim when absent and checks an existing one fits `replicas`.
   absl::Status EnsureStateClaim(const v1::SlurmCluster& spec, int replicas);
-  // A cached state claim asked to grow, or noted where it differs (claim_resize.h).
-  absl::Status FollowStateClaim(const v1::SlurmCluster& spec, ComponentPlan& plan);
 
   const ClusterInformers informers_;
   const std::string cluster_domain_;

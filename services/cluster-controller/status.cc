@@ -101,6 +101,15 @@ k8s::Condition Ready(const ClusterOutcome& outcome, const std::vector<k8s::Condi
 // StorageMatchesSpec: the claims have the class and size the spec asks; not part of Ready,
 // a claim that cannot follow its field still serves the data it holds.
 k8s::Condition StorageMatchesSpec(const ClusterOutcome& outcome) {
+  if (outcome.storage.empty() && outcome.storage_unchecked) {
+    return {api::kStorageMatchesSpecCondition,
+            "Unknown",
+            "ClaimsNotChecked",
+            "the claims are compared with the spec once it is valid (see the components' "
+            "InvalidSpec conditions)",
+            "",
+            outcome.generation};
+  }
   if (outcome.storage.empty()) {
     return {api::kStorageMatchesSpecCondition,
             "True",

@@ -68,6 +68,8 @@ struct ClusterOutcome {
   // The claims of slurmctld's state and of the managed database, where they differ from
   // the spec.
   std::vector<StorageNote> storage;
+  // A component keeping data on claims has a spec too invalid to compare them with.
+  bool storage_unchecked = false;
   // A step's error is worth a status write (it says why) before the retry.
   bool report_error = false;
 };

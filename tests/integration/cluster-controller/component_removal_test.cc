@@ -403,12 +403,8 @@ TEST_CASE("claims grow with their fields where Kubernetes lets them; the status 
             return f.Exists(k8s::PersistentVolumeClaims(), state_claim) &&
                    f.Exists(k8s::StatefulSets(), database);
           }).has_value());
-  // Bound, as a provisioner would leave it (only a bound claim may grow); the database's
-  // claim, made by hand as the StatefulSet controller would, stays Pending.
-  RequireOk(f.client
-                ->MergePatch(k8s::PersistentVolumeClaims(), kNamespace, state_claim,
-                             R"({"status":{"phase":"Bound"}})", {}, "status")
-                .status());
+  // The database's claim, made by hand as the StatefulSet controller would (none runs
+  // here); both claims bound with what they asked for, as a provisioner would leave them.
   const std::string data_claim = absl::StrCat("data-", database, "-0");
   RequireOk(
       f.client
@@ -419,6 +415,16 @@ TEST_CASE("claims grow with their fields where Kubernetes lets them; the status 
                                 R"(","tidepool.dev/component":"accounting-database"}},
               "spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}})"))
           .status());
+  const auto bind = [&](const std::string& claim, const char* capacity) {
+    RequireOk(f.client
+                  ->MergePatch(k8s::PersistentVolumeClaims(), kNamespace, claim,
+                               absl::StrCat(R"({"status":{"phase":"Bound","capacity":{"storage":")",
+                                            capacity, R"("}}})"),
+                               {}, "status")
+                  .status());
+  };
+  bind(state_claim, "1Gi");
+  bind(data_claim, "1Gi");
   std::string storage;
   const auto storage_says = [&](const std::string& prefix) {
     return Eventually([&] {
@@ -429,8 +435,8 @@ TEST_CASE("claims grow with their fields where Kubernetes lets them; the status 
   };
   REQUIRE(storage_says("ClaimsAsSpecified: "));
 
-  // Both sizes doubled: the bound claim of an expandable class is asked to grow; the
-  // Pending one is refused by the API server, and the status says so.
+  // Both sizes doubled: the claim of an expandable class is asked to grow, and grows while
+  // its capacity trails; the other one's resize is refused by the API server.
   RequireOk(f.client
                 ->MergePatch(api::SlurmClusters(), kNamespace, kCluster,
                              R"({"spec":{"controller":{"stateSave":{"size":"2Gi"}},)"
@@ -440,14 +446,15 @@ TEST_CASE("claims grow with their fields where Kubernetes lets them; the status 
   {
     INFO(f.controller->process.Output());
     CHECK(grown);
-    REQUIRE(storage_says("ClaimResizeRefused: "));
+    REQUIRE(storage_says("ClaimResizing: "));
   }
   INFO(storage);
+  CHECK(absl::StrContains(storage, "asks for 2Gi and has 1Gi so far"));
   CHECK(absl::StrContains(
       storage,
       "spec.accounting.managed.size is 2Gi but PersistentVolumeClaim " + data_claim + " has 1Gi"));
-  CHECK(absl::StrContains(storage, "spec is immutable after creation except resources.requests"));
-  CHECK_FALSE(absl::StrContains(storage, "\n"));  // not the API server's diff of the spec
+  CHECK(absl::StrContains(storage, "only dynamically provisioned pvc can be resized"));
+  CHECK_FALSE(absl::StrContains(storage, "\n"));
   CHECK(ClaimSize(f, data_claim) == "1Gi");
   CHECK(f.Logged("claim_resize_requested") == 1);
   // The database's StatefulSet keeps the claim template it was made with (the API server
@@ -457,6 +464,17 @@ TEST_CASE("claims grow with their fields where Kubernetes lets them; the status 
   REQUIRE(set.ok());
   CHECK(absl::StrContains(*set, R"("requests":{"storage":"1Gi"})"));
   CHECK(absl::StartsWith(ClusterCondition(*f.client, "Ready"), "Slurm"));  // not the claims
+
+  // Grown: only the refusal is left, and it is not asked again while nothing changes (the
+  // cluster syncs on every change of its slurmd pods).
+  bind(state_claim, "2Gi");
+  REQUIRE(storage_says("ClaimResizeRefused: "));
+  RequireOk(f.client
+                ->MergePatch(api::SlurmClusters(), kNamespace, kCluster,
+                             R"({"metadata":{"annotations":{"test/resync":"1"}}})")
+                .status());
+  absl::SleepFor(absl::Seconds(2));
+  CHECK(f.Logged("claim_resize_refused") == 1);
 
   // Smaller than the claim, and another class: refused before anything is asked.
   RequireOk(f.client

@@ -172,9 +172,20 @@ TEST_CASE("StorageMatchesSpec says which claims cannot follow the spec, apart fr
       R"("type":"StorageMatchesSpec","status":"False","reason":"ClaimCannotShrink","message":"state: keeps 50Gi; data: class slow")"));
   // The claims still hold the data: the cluster stays Ready.
   CHECK(absl::StrContains(patch, R"("type":"Ready","status":"True")"));
-  // Without a claim of ours (an external control plane), no such condition.
+  // A spec too invalid to compare the claims with: not known either way.
+  outcome.storage.clear();
+  outcome.storage_unchecked = true;
+  CHECK(absl::StrContains(
+      StatusPatch(outcome, {}, now),
+      R"("type":"StorageMatchesSpec","status":"Unknown","reason":"ClaimsNotChecked")"));
+  // Without a claim of ours (an external control plane), no such condition; with the
+  // managed database alone, one.
+  outcome.storage_unchecked = false;
   outcome.controller = {};
   CHECK_FALSE(absl::StrContains(StatusPatch(outcome, {}, now), "StorageMatchesSpec"));
+  outcome.accounting_database = {.managed = true, .applied = true, .replicas = 1};
+  CHECK(absl::StrContains(StatusPatch(outcome, {}, now),
+                          R"("type":"StorageMatchesSpec","status":"True")"));
 }
 
 TEST_CASE("RestApiAvailable follows slurmrestd, and Ready waits for it too") {
