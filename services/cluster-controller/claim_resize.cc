@@ -56,7 +56,8 @@ ClaimFollowed Grow(k8s::Client& client, absl::string_view ns, absl::string_view 
                    RefusedResizes& refused) {
   const std::string claim_key = absl::StrCat(ns, "/", wanted.name);
   const std::string version = ResourceVersionOf(claim_json);
-  if (std::optional<StorageNote> known = refused.Find(claim_key, version, wanted.size)) {
+  if (std::optional<StorageNote> known =
+          refused.Find(claim_key, version, wanted.size, absl::Now())) {
     return {.note = std::move(known)};
   }
   absl::Status patched =
@@ -74,7 +75,7 @@ ClaimFollowed Grow(k8s::Client& client, absl::string_view ns, absl::string_view 
             differs, ", and the API server refused to grow it: ", FirstLine(patched.message()),
             " (a bound claim grows where its StorageClass sets allowVolumeExpansion, and the "
             "cluster-controller's role may patch claims)")};
-    refused.Note(claim_key, version, wanted.size, note);
+    refused.Note(claim_key, version, wanted.size, note, absl::Now());
     return {.note = std::move(note)};
   }
   if (!patched.ok()) {
@@ -89,19 +90,24 @@ ClaimFollowed Grow(k8s::Client& client, absl::string_view ns, absl::string_view 
   }
   common::LogInfo("claim_resize_requested",
                   {{"claim", claim_key}, {"from", have_size}, {"to", wanted.size}});
-  return {.grown = absl::StrCat("PersistentVolumeClaim ", wanted.name, " from ", have_size, " to ",
-                                wanted.size)};
+  // Growing from now on, as the claim shows once the cache has the new request.
+  return {
+      .grown = absl::StrCat("PersistentVolumeClaim ", wanted.name, " from ", have_size, " to ",
+                            wanted.size),
+      .note = StorageNote{.reason = kResizingReason,
+                          .message = absl::StrCat(differs, ": asked to grow it to ", wanted.size)}};
 }
 
 }  // namespace
 
 std::optional<StorageNote> RefusedResizes::Find(const std::string& claim,
-                                                const std::string& version,
-                                                const std::string& size) {
+                                                const std::string& version, const std::string& size,
+                                                absl::Time now) {
   absl::MutexLock lock(&mutex_);
   auto it = by_claim_.find(claim);
   if (it == by_claim_.end()) return std::nullopt;
-  if (it->second.version != version || it->second.size != size) {
+  if (it->second.version != version || it->second.size != size ||
+      now - it->second.at >= kRefusedResizeKept) {
     by_claim_.erase(it);
     return std::nullopt;
   }
@@ -109,9 +115,12 @@ std::optional<StorageNote> RefusedResizes::Find(const std::string& claim,
 }
 
 void RefusedResizes::Note(const std::string& claim, const std::string& version,
-                          const std::string& size, StorageNote note) {
+                          const std::string& size, StorageNote note, absl::Time now) {
   absl::MutexLock lock(&mutex_);
-  by_claim_[claim] = {.version = version, .size = size, .note = std::move(note)};
+  // Refusals of claims nobody asks about any more (a cluster deleted) go here.
+  std::erase_if(by_claim_,
+                [&](const auto& entry) { return now - entry.second.at >= kRefusedResizeKept; });
+  by_claim_[claim] = {.version = version, .size = size, .note = std::move(note), .at = now};
 }
 
 ClaimFollowed FollowClaim(k8s::Client& client, absl::string_view ns, absl::string_view claim_json,

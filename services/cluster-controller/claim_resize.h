@@ -22,22 +22,28 @@ namespace tidepool::cluster {
 // A failed resize is asked again after this long.
 inline constexpr absl::Duration kClaimResizeRetry = absl::Seconds(30);
 
-// Resizes the API server refused, by claim: not asked again until the claim (its
-// resourceVersion) or the size asked changes, since the answer would be the same, and a
-// cluster syncs on every change of its slurmd pods.
+// A refused resize is asked again after this long, the claim and size unchanged: what
+// refused it (a StorageClass without allowVolumeExpansion, the role, a quota) may have
+// been fixed meanwhile.
+inline constexpr absl::Duration kRefusedResizeKept = absl::Minutes(10);
+
+// Resizes the API server refused, by claim: not asked again for kRefusedResizeKept unless
+// the claim (its resourceVersion) or the size asked changes, since the answer would be the
+// same, and a cluster syncs on every change of its slurmd pods.
 class RefusedResizes {
  public:
   // The note a refusal of growing `claim` (at `version`) to `size` left, if any.
   std::optional<StorageNote> Find(const std::string& claim, const std::string& version,
-                                  const std::string& size);
+                                  const std::string& size, absl::Time now);
   void Note(const std::string& claim, const std::string& version, const std::string& size,
-            StorageNote note);
+            StorageNote note, absl::Time now);
 
  private:
   struct Refusal {
     std::string version;
     std::string size;
     StorageNote note;
+    absl::Time at;
   };
   absl::Mutex mutex_;
   std::map<std::string, Refusal> by_claim_ ABSL_GUARDED_BY(mutex_);

@@ -77,7 +77,7 @@ absl::Duration ComponentStep::FollowDataClaims(const ClusterContext& cluster,
       if (absl::IsNotFound(read.status())) continue;
       if (!read.ok()) {
         outcome.storage.push_back(
-            {.reason = "ClaimUnreadable",
+            {.reason = "ClaimReadFailed",
              .message = absl::StrCat("reading PersistentVolumeClaim ", claim.wanted.name, ": ",
                                      read.status().message())});
         retry = kClaimResizeRetry;

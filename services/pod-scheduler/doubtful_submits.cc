@@ -28,7 +28,8 @@ absl::Duration DoubtfulSubmits::WaitLeft(const std::string& key, absl::Time now)
   absl::MutexLock lock(&mutex_);
   auto it = failed_at_.find(key);
   if (it == failed_at_.end()) return absl::ZeroDuration();
-  const absl::Duration left = wait_for_ - (now - it->second);
+  // At most wait_for_, were the clock to step back.
+  const absl::Duration left = std::min(wait_for_, wait_for_ - (now - it->second));
   if (left <= absl::ZeroDuration()) {
     failed_at_.erase(it);
     return absl::ZeroDuration();

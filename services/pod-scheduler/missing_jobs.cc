@@ -13,7 +13,9 @@ absl::Duration MissingJobs::MissingFor(uint32_t job_id, absl::Time now) {
   });
   auto [it, inserted] = by_job_.try_emplace(job_id, Absence{.since = now, .last_asked = now});
   it->second.last_asked = now;
-  return std::max(absl::ZeroDuration(), confirm_after_ - (now - it->second.since));
+  // Within [0, confirm_after_], were the clock to step back.
+  return std::clamp(confirm_after_ - (now - it->second.since), absl::ZeroDuration(),
+                    confirm_after_);
 }
 
 void MissingJobs::Found(uint32_t job_id) {

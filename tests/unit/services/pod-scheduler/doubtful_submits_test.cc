@@ -16,6 +16,9 @@ TEST_CASE("a submission without an answer waits for its job to show before the n
   CHECK(doubts.WaitLeft("ml/a", kStart + absl::Seconds(10)) == absl::ZeroDuration());
   // Once over, the wait is not owed again.
   CHECK(doubts.WaitLeft("ml/a", kStart + absl::Seconds(4)) == absl::ZeroDuration());
+  // A clock stepped back holds the pod no longer than the wait.
+  doubts.Failed("ml/a", absl::UnavailableError("connection reset"), kStart);
+  CHECK(doubts.WaitLeft("ml/a", kStart - absl::Hours(1)) == absl::Seconds(10));
 }
 
 TEST_CASE("a refusal made no job: the next submission need not wait") {

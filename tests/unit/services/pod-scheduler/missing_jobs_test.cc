@@ -14,6 +14,8 @@ TEST_CASE("a missing job counts as gone only after it stayed missing for the who
   CHECK(missing.MissingFor(8, kStart + absl::Seconds(4)) == absl::Seconds(10));
   CHECK(missing.MissingFor(7, kStart + absl::Seconds(10)) == absl::ZeroDuration());
   CHECK(missing.MissingFor(7, kStart + absl::Seconds(11)) == absl::ZeroDuration());
+  // A clock stepped back makes the wait no longer than it is.
+  CHECK(missing.MissingFor(8, kStart - absl::Seconds(30)) == absl::Seconds(10));
 }
 
 TEST_CASE("a job found again starts a fresh clock when it goes missing later") {
