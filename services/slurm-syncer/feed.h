@@ -161,11 +161,14 @@ class Feed {
     return changes;
   }
 
-  // The source cannot be read: tells watchers once per outage (the view is kept).
+  // The source cannot be read: tells watchers once per outage (the view is kept). The
+  // reason kept (readiness says it) is the latest: an operator who fixed one cause sees the
+  // next, not the one already gone.
   void MarkUnavailable(std::string reason, absl::Time when) {
     absl::MutexLock lock(&mutex_);
-    if (unavailable_reason_.has_value()) return;
-    unavailable_reason_ = reason;
+    const bool told = unavailable_reason_.has_value();
+    unavailable_reason_ = std::move(reason);
+    if (told) return;
     PublishLocked(UnavailableLocked(when));
   }
 

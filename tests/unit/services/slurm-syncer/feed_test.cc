@@ -3,6 +3,8 @@
 #include <catch2/catch_test_macros.hpp>
 #include <string>
 
+#include "absl/strings/match.h"
+
 namespace tidepool::syncer {
 namespace {
 
@@ -71,12 +73,14 @@ TEST_CASE("an outage is told once, and recovery publishes what changed meanwhile
   auto subscription = feed.Subscribe();
   RequireNext(*subscription);
   feed.MarkUnavailable("connection refused", T(2));
-  feed.MarkUnavailable("connection refused", T(3));
+  feed.MarkUnavailable("certificate not trusted", T(3));
   SharedUpdate<Item> down = RequireNext(*subscription);
   CHECK(down->kind == Kind::kUnavailable);
   CHECK(down->unavailable_reason == "connection refused");
   CHECK_FALSE(subscription->Next(absl::ZeroDuration()).has_value());
-  CHECK(feed.unavailable_reason() == "connection refused");
+  // Told once; readiness says the latest cause.
+  CHECK(feed.unavailable_reason() == "certificate not trusted");
+  CHECK(absl::StrContains(feed.Current().message(), "certificate not trusted"));
   CHECK(feed.Items().size() == 1);  // the view is kept
 
   SECTION("with changes") {
