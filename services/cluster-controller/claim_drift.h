@@ -25,6 +25,7 @@ struct WantedClaim {
 
 // What a claim asks for and has, as written there ("" when absent).
 struct ClaimSpec {
+  std::string resource_version;  // metadata.resourceVersion (none in a template)
   std::string storage_class;
   std::string size;      // spec.resources.requests.storage
   std::string phase;     // status.phase
@@ -32,6 +33,8 @@ struct ClaimSpec {
 };
 // Of a PersistentVolumeClaim, or of a StatefulSet's volumeClaimTemplates item.
 ClaimSpec ClaimSpecOf(const rapidjson::Value& claim);
+// Of a PersistentVolumeClaim's JSON; an error when it does not parse.
+absl::StatusOr<ClaimSpec> ParseClaimSpec(absl::string_view claim_json);
 
 struct ClaimDrift {
   enum class Kind {
@@ -44,10 +47,14 @@ struct ClaimDrift {
   };
   Kind kind = Kind::kNone;
   std::string have_size;  // the claim's request, as written there
-  std::string message;    // all but kNone and kGrow: what differs and what to do
+  // kGrow: what differs (the caller says what it asked); the others but kNone: what
+  // differs and what to do.
+  std::string message;
 };
 
-// An error when the claim's JSON or its size does not parse.
+// An error when the claim's size (or capacity) does not parse.
+absl::StatusOr<ClaimDrift> CompareClaim(const ClaimSpec& claim, const WantedClaim& wanted);
+// The same of the claim's JSON; an error when it does not parse either.
 absl::StatusOr<ClaimDrift> CompareClaim(absl::string_view claim_json, const WantedClaim& wanted);
 
 // The merge patch asking for `size`.

@@ -29,11 +29,6 @@ absl::string_view FirstLine(absl::string_view message) {
   return message.substr(0, message.find('\n'));
 }
 
-std::string ResourceVersionOf(absl::string_view claim_json) {
-  absl::StatusOr<k8s::ObjectMeta> meta = k8s::ParseObjectMeta(claim_json);
-  return meta.ok() ? meta->resource_version : "";
-}
-
 const char* ReasonOf(ClaimDrift::Kind kind) {
   switch (kind) {
     case ClaimDrift::Kind::kClassDiffers:
@@ -51,11 +46,12 @@ const char* ReasonOf(ClaimDrift::Kind kind) {
   return "";
 }
 
-ClaimFollowed Grow(k8s::Client& client, absl::string_view ns, absl::string_view claim_json,
-                   const WantedClaim& wanted, const std::string& have_size,
-                   RefusedResizes& refused) {
+// `differs` says how the claim differs from its field (ClaimDrift's message).
+ClaimFollowed Grow(k8s::Client& client, absl::string_view ns, const ClaimSpec& claim,
+                   const WantedClaim& wanted, const std::string& differs, RefusedResizes& refused) {
   const std::string claim_key = absl::StrCat(ns, "/", wanted.name);
-  const std::string version = ResourceVersionOf(claim_json);
+  const std::string& version = claim.resource_version;
+  const std::string& have_size = claim.size;
   if (std::optional<StorageNote> known =
           refused.Find(claim_key, version, wanted.size, absl::Now())) {
     return {.note = std::move(known)};
@@ -63,9 +59,6 @@ ClaimFollowed Grow(k8s::Client& client, absl::string_view ns, absl::string_view 
   absl::Status patched =
       client.MergePatch(k8s::PersistentVolumeClaims(), ns, wanted.name, ClaimGrowPatch(wanted.size))
           .status();
-  const std::string differs =
-      absl::StrCat(wanted.field, ".size is ", wanted.size, " but PersistentVolumeClaim ",
-                   wanted.name, " has ", have_size);
   if (Refused(patched)) {
     common::LogWarn("claim_resize_refused",
                     {{"claim", claim_key}, {"size", wanted.size}, {"error", patched.message()}});
@@ -125,7 +118,9 @@ void RefusedResizes::Note(const std::string& claim, const std::string& version,
 
 ClaimFollowed FollowClaim(k8s::Client& client, absl::string_view ns, absl::string_view claim_json,
                           const WantedClaim& wanted, RefusedResizes& refused) {
-  absl::StatusOr<ClaimDrift> drift = CompareClaim(claim_json, wanted);
+  absl::StatusOr<ClaimSpec> claim = ParseClaimSpec(claim_json);
+  absl::StatusOr<ClaimDrift> drift =
+      claim.ok() ? CompareClaim(*claim, wanted) : absl::StatusOr<ClaimDrift>(claim.status());
   if (!drift.ok()) {
     return {.note = StorageNote{.reason = kClaimUnreadableReason,
                                 .message = std::string(drift.status().message())}};
@@ -134,7 +129,7 @@ ClaimFollowed FollowClaim(k8s::Client& client, absl::string_view ns, absl::strin
   if (drift->kind != ClaimDrift::Kind::kGrow) {
     return {.note = StorageNote{.reason = ReasonOf(drift->kind), .message = drift->message}};
   }
-  return Grow(client, ns, claim_json, wanted, drift->have_size, refused);
+  return Grow(client, ns, *claim, wanted, drift->message, refused);
 }
 
 }  // namespace tidepool::cluster

@@ -36,6 +36,20 @@ Kind KindOf(const std::string& claim, const WantedClaim& wanted) {
   return drift->kind;
 }
 
+TEST_CASE("a claim's JSON gives what it asks for, has and its resourceVersion") {
+  absl::StatusOr<ClaimSpec> claim = ParseClaimSpec(absl::StrCat(
+      R"({"metadata":{"name":"c","resourceVersion":"41"},)",
+      R"("spec":{"storageClassName":"fast","resources":{"requests":{"storage":"1Gi"}}},)",
+      R"("status":{"phase":"Bound","capacity":{"storage":"2Gi"}}})"));
+  REQUIRE(claim.ok());
+  CHECK(claim->resource_version == "41");
+  CHECK(claim->storage_class == "fast");
+  CHECK(claim->size == "1Gi");
+  CHECK(claim->phase == "Bound");
+  CHECK(claim->capacity == "2Gi");
+  CHECK_FALSE(ParseClaimSpec("[").ok());
+}
+
 TEST_CASE("a claim as the spec asks, in other units or of the default class, does not drift") {
   CHECK(KindOf(Claim("fast", "10Gi"), Wanted("fast", "10Gi")) == Kind::kNone);
   CHECK(KindOf(Claim("fast", "10240Mi"), Wanted("fast", "10Gi")) == Kind::kNone);
@@ -51,6 +65,10 @@ TEST_CASE("a larger size grows a bound claim, waits for an unbound one, and show
   REQUIRE(grow.ok());
   CHECK(grow->kind == Kind::kGrow);
   CHECK(grow->have_size == "10Gi");
+  // What differs, for whatever the caller then says it asked.
+  CHECK(grow->message ==
+        "spec.controller.stateSave.size is 50Gi but PersistentVolumeClaim "
+        "research-controller-state has 10Gi");
   CHECK(ClaimGrowPatch("50Gi") == R"({"spec":{"resources":{"requests":{"storage":"50Gi"}}}})");
 
   absl::StatusOr<ClaimDrift> pending =
