@@ -2,20 +2,9 @@
 
 #include <algorithm>
 
-namespace tidepool::podsched {
+#include "job_facts.h"
 
-bool SubmissionInDoubt(const absl::Status& status) {
-  switch (status.code()) {
-    case absl::StatusCode::kDeadlineExceeded:
-    case absl::StatusCode::kUnavailable:
-    case absl::StatusCode::kCancelled:
-    case absl::StatusCode::kAborted:
-    case absl::StatusCode::kUnknown:
-      return true;
-    default:
-      return false;
-  }
-}
+namespace tidepool::podsched {
 
 void DoubtfulSubmits::Failed(const std::string& key, const absl::Status& status, absl::Time now) {
   absl::MutexLock lock(&mutex_);

@@ -16,9 +16,6 @@
 
 namespace tidepool::podsched {
 
-// The call may have reached Slurm and made the job: no answer came back.
-bool SubmissionInDoubt(const absl::Status& status);
-
 class DoubtfulSubmits {
  public:
   explicit DoubtfulSubmits(absl::Duration wait_for) : wait_for_(wait_for) {}

@@ -110,6 +110,19 @@ bool SlurmRefusedSubmission(const absl::Status& status) {
   }
 }
 
+bool SubmissionInDoubt(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kDeadlineExceeded:
+    case absl::StatusCode::kUnavailable:
+    case absl::StatusCode::kCancelled:
+    case absl::StatusCode::kAborted:
+    case absl::StatusCode::kUnknown:
+      return true;
+    default:
+      return false;
+  }
+}
+
 Action CancelJobAction(const SlurmJob& job, absl::string_view why) {
   return {.kind = Action::Kind::kCancelJob,
           .job_id = job.job_id(),

@@ -57,6 +57,9 @@ const tidepool::v1::SlurmJob* PrimaryJob(const std::vector<const tidepool::v1::S
 // opposed to the call not reaching it or the syncer's own credentials failing: the pod
 // then says why it has no job.
 bool SlurmRefusedSubmission(const absl::Status& status);
+// The other side: the call may have reached Slurm and made the job, but no answer came
+// back (a deadline passed, the connection dropped); doubtful_submits.h waits for it.
+bool SubmissionInDoubt(const absl::Status& status);
 
 Action CancelJobAction(const tidepool::v1::SlurmJob& job, absl::string_view why);
 Action DeleteForEndedJob(const tidepool::v1::SlurmJob& job, std::string pod = "");

@@ -2,6 +2,8 @@
 
 #include <catch2/catch_test_macros.hpp>
 
+#include "job_facts.h"
+
 namespace tidepool::podsched {
 namespace {
 
