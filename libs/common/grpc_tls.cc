@@ -52,9 +52,9 @@ absl::Status CheckSignedByOneOf(X509& cert, const std::string& ca_pem, const std
   return absl::InvalidArgumentError(dir + "/tls.crt is not signed by " + dir + "/ca.crt");
 }
 
-// The PEMs parse, the key is the certificate's, and the CA signed the certificate: a
-// Secret put together wrongly fails at start with what is wrong, not at the first call.
-absl::Status CheckPair(const GrpcTls& tls, const std::string& dir) {
+}  // namespace
+
+absl::Status CheckTlsMaterial(const GrpcTls& tls, const std::string& dir) {
   Certificate cert(PEM_read_bio_X509(Memory(tls.cert_pem).get(), nullptr, nullptr, nullptr),
                    &X509_free);
   if (cert == nullptr) return absl::InvalidArgumentError(dir + "/tls.crt is not a PEM certificate");
@@ -66,8 +66,6 @@ absl::Status CheckPair(const GrpcTls& tls, const std::string& dir) {
   }
   return CheckSignedByOneOf(*cert, tls.ca_pem, dir);
 }
-
-}  // namespace
 
 absl::StatusOr<absl::Time> CertificateNotAfter(const std::string& cert_pem) {
   Certificate cert(PEM_read_bio_X509(Memory(cert_pem).get(), nullptr, nullptr, nullptr),
@@ -94,7 +92,7 @@ absl::StatusOr<GrpcTls> LoadGrpcTlsDir(const std::string& dir, absl::Duration re
               .key_pem = *std::move(key),
               .dir = dir,
               .reload_every = reload_every};
-  if (absl::Status pair = CheckPair(tls, dir); !pair.ok()) return pair;
+  if (absl::Status pair = CheckTlsMaterial(tls, dir); !pair.ok()) return pair;
   return tls;
 }
 

@@ -38,6 +38,11 @@ struct GrpcTls {
 absl::StatusOr<GrpcTls> LoadGrpcTlsDir(const std::string& dir,
                                        absl::Duration reload_every = absl::Seconds(30));
 
+// The PEMs parse, the key is the certificate's, and one of the CAs signed it: material put
+// together wrongly fails where it is read, with what is wrong, not at the first call.
+// InvalidArgument naming the file as "<dir>/tls.crt" (and ca.crt, tls.key).
+absl::Status CheckTlsMaterial(const GrpcTls& tls, const std::string& dir);
+
 // When the (first) certificate of `cert_pem` expires. InvalidArgument when it is not PEM.
 absl::StatusOr<absl::Time> CertificateNotAfter(const std::string& cert_pem);
 

@@ -59,6 +59,9 @@ inline constexpr char kConfigWrittenAtAnnotation[] = "tidepool.dev/config-writte
 // Pod annotation (slurmctld and login pods) with the hash of the cluster's users ConfigMap:
 // changed when the users change, which makes kubelet refresh the pods' copy at once.
 inline constexpr char kUsersHashAnnotation[] = "tidepool.dev/users-hash";
+// Pod template annotation (slurmrestd pods) with the digest of the certificate their TLS
+// front serves: a new certificate rolls the pods.
+inline constexpr char kTlsCertDigestAnnotation[] = "tidepool.dev/tls-cert-digest";
 // SlurmCluster annotation: "true" makes the teardown delete the cluster's
 // PersistentVolumeClaims too (slurmctld's state, volumeClaimTemplate claims); without it
 // they outlive the cluster and keep its jobs' saved state.
@@ -204,6 +207,9 @@ inline constexpr char kComponentRemovedReason[] = "ComponentRemoved";
 // the generated host key Secret is not the cluster's.
 inline constexpr char kLoginUsersInvalidReason[] = "LoginUsersInvalid";
 inline constexpr char kHostKeysInvalidReason[] = "HostKeysInvalid";
+// RestApiAvailable False: the generated Secret "<cluster>-restapi-tls" is not this
+// cluster's, lacks a file, or holds a certificate that expires within 30 days.
+inline constexpr char kRestApiTlsInvalidReason[] = "RestApiTlsInvalid";
 // The ordered teardown of a SlurmCluster being deleted (Ready False while it runs).
 inline constexpr char kTerminatingReason[] = "Terminating";
 inline constexpr char kStoppingComponentReason[] = "StoppingComponent";

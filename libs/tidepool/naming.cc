@@ -44,6 +44,9 @@ std::string ComputeSearchDomain(absl::string_view cluster, absl::string_view ns,
 }
 
 std::string RestApiName(absl::string_view cluster) { return absl::StrCat(cluster, "-restapi"); }
+std::string RestApiTlsSecretName(absl::string_view cluster) {
+  return absl::StrCat(cluster, "-restapi-tls");
+}
 
 std::string AccountingName(absl::string_view cluster) {
   return absl::StrCat(cluster, "-accounting");

@@ -37,10 +37,15 @@ std::string ComputeSearchDomain(absl::string_view cluster, absl::string_view ns,
                                 absl::string_view cluster_domain);
 inline constexpr char kDefaultClusterDomain[] = "cluster.local";
 
-// slurmrestd: Deployment and Service "<cluster>-restapi", serving HTTP with JWT auth on
-// kSlurmrestdPort; in-cluster URL http://<cluster>-restapi.<namespace>.svc:6820.
+// slurmrestd: Deployment and Service "<cluster>-restapi", serving HTTPS with JWT auth on
+// kSlurmrestdPort (in-cluster URL https://<cluster>-restapi.<namespace>.svc:6820). TLS ends
+// in the pod, in front of slurmrestd on its loopback port kSlurmrestdLoopbackPort; the
+// certificate is in the Secret "<cluster>-restapi-tls" (ca.crt, tls.crt, tls.key) that the
+// cluster-controller generates and slurm-syncer trusts.
 std::string RestApiName(absl::string_view cluster);
+std::string RestApiTlsSecretName(absl::string_view cluster);
 inline constexpr int kSlurmrestdPort = 6820;
+inline constexpr int kSlurmrestdLoopbackPort = 6821;
 
 // slurmdbd: Deployment and Service "<cluster>-accounting" on kSlurmdbdPort (the renderer's
 // AccountingStorageHost). Its managed MariaDB: StatefulSet and headless Service

@@ -64,8 +64,8 @@ std::vector<std::unique_ptr<ClusterStep>> Steps(
   if (options.control_plane == ControlPlane::kPods) {
     steps.push_back(std::make_unique<ControllerStep>(
         client, informers, events, options.field_manager, options.cluster_domain));
-    steps.push_back(
-        std::make_unique<RestApiStep>(client, informers, events, options.field_manager));
+    steps.push_back(std::make_unique<RestApiStep>(client, informers, events, options.field_manager,
+                                                  options.cluster_domain));
     // The database before slurmdbd, which waits for it.
     steps.push_back(
         std::make_unique<AccountingDatabaseStep>(client, informers, events, options.field_manager));

@@ -90,6 +90,12 @@ std::string DeploymentBody(const v1::SlurmCluster& cluster, const DeploymentShap
     w.StartObject();
     w.Key("labels");
     WriteComponentLabels(w, cluster, shape.component);
+    if (!shape.pod_annotations.empty()) {
+      w.Key("annotations");
+      w.StartObject();
+      for (const auto& [key, value] : shape.pod_annotations) k8s::WriteStringMember(w, key, value);
+      w.EndObject();
+    }
     w.EndObject();
     w.Key("spec");
     w.StartObject();

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <initializer_list>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -46,6 +47,8 @@ struct DeploymentShape {
   int replicas = 1;
   bool recreate = false;
   int termination_grace_seconds = 0;  // 0: Kubernetes' default (30 s)
+  // On the pod template: a change rolls the pods.
+  std::map<std::string, std::string> pod_annotations;
 };
 std::string DeploymentBody(const v1::SlurmCluster& cluster, const DeploymentShape& shape,
                            const std::function<void(k8s::JsonWriter&)>& pod_spec);

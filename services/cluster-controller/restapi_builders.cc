@@ -13,11 +13,32 @@ namespace {
 using k8s::JsonWriter;
 
 constexpr int kMaxRestApiReplicas = 10;
+constexpr char kTlsMountPath[] = "/etc/tidepool/restapi-tls";
 
 // The OpenAPI plugins slurmrestd serves: slurmdbd's only with accounting.
 std::string OpenApiSources(const v1::SlurmCluster& cluster) {
   return cluster.spec().accounting().enabled() ? "openapi/slurmctld,openapi/slurmdbd"
                                                : "openapi/slurmctld";
+}
+
+// Ready while something listens on the pod's loopback `port`: kubelet's own probes reach
+// only the pod's address. bash is in every Debian image; connecting is all it does.
+void WriteLoopbackReadiness(JsonWriter& w, int port) {
+  w.Key("readinessProbe");
+  w.StartObject();
+  w.Key("exec");
+  w.StartObject();
+  w.Key("command");
+  w.StartArray();
+  for (const std::string& arg : {std::string("bash"), std::string("-c"),
+                                 absl::StrCat("exec 3<>/dev/tcp/127.0.0.1/", port)}) {
+    w.String(arg.c_str());
+  }
+  w.EndArray();
+  w.EndObject();
+  w.Key("periodSeconds");
+  w.Int(5);
+  w.EndObject();
 }
 
 void WriteSlurmrestdContainer(JsonWriter& w, const v1::SlurmCluster& cluster) {
@@ -28,7 +49,7 @@ void WriteSlurmrestdContainer(JsonWriter& w, const v1::SlurmCluster& cluster) {
   w.StartArray();
   for (const std::string& arg :
        {std::string("slurmrestd"), std::string("-s"), OpenApiSources(cluster), std::string("-a"),
-        std::string("rest_auth/jwt"), absl::StrCat("0.0.0.0:", api::kSlurmrestdPort)}) {
+        std::string("rest_auth/jwt"), absl::StrCat("127.0.0.1:", api::kSlurmrestdLoopbackPort)}) {
     w.String(arg.c_str());
   }
   w.EndArray();
@@ -37,11 +58,33 @@ void WriteSlurmrestdContainer(JsonWriter& w, const v1::SlurmCluster& cluster) {
                {"TIDEPOOL_RUN_AS", kSlurmrestdUser},
                // Its own requests to slurmctld carry the caller's token, not one of its own.
                {"SLURM_JWT", "daemon"}});
-  WriteServedPort(w, "http", api::kSlurmrestdPort);
+  WriteLoopbackReadiness(w, api::kSlurmrestdLoopbackPort);
   w.Key("volumeMounts");
   w.StartArray();
   WriteMount(w, "config", kSlurmConfigMountPath, true);
   WriteMount(w, "munge-key", kMungeKeyMountPath, true);
+  w.EndArray();
+  w.EndObject();
+}
+
+// TLS in front of slurmrestd, which serves only the pod's loopback: the image's
+// entrypoint runs stunnel with the certificate of the mounted Secret (restapi_tls.h).
+void WriteTlsFrontContainer(JsonWriter& w, const v1::SlurmCluster& cluster) {
+  w.StartObject();
+  k8s::WriteStringMember(w, "name", "tls");
+  k8s::WriteStringMember(w, "image", cluster.spec().images().rest_api());
+  w.Key("args");
+  w.StartArray();
+  w.String("tidepool-tls-front");
+  w.EndArray();
+  WriteEnv(w, {{"TIDEPOOL_TLS_DIR", kTlsMountPath},
+               {"TIDEPOOL_TLS_ACCEPT", absl::StrCat(api::kSlurmrestdPort)},
+               {"TIDEPOOL_TLS_CONNECT", absl::StrCat("127.0.0.1:", api::kSlurmrestdLoopbackPort)},
+               {"TIDEPOOL_RUN_AS", kSlurmrestdUser}});
+  WriteServedPort(w, "https", api::kSlurmrestdPort);
+  w.Key("volumeMounts");
+  w.StartArray();
+  WriteMount(w, "tls", kTlsMountPath, true);
   w.EndArray();
   w.EndObject();
 }
@@ -71,29 +114,33 @@ absl::Status ValidateRestApiSpec(const v1::SlurmCluster& cluster) {
 
 std::string RestApiDeploymentBody(const RestApiInputs& inputs) {
   const v1::SlurmCluster& cluster = *inputs.cluster;
-  return DeploymentBody(cluster,
-                        {.name = api::RestApiName(cluster.metadata().name()),
-                         .component = api::kSlurmrestdComponent,
-                         .replicas = RestApiReplicas(cluster).value_or(1),
-                         // Stateless, and it waits for its clients' keep-alive connections
-                         // to close: seen taking the whole default 30 s to stop.
-                         .termination_grace_seconds = 5},
-                        [&](JsonWriter& w) {
-                          w.Key("containers");
-                          w.StartArray();
-                          WriteSlurmrestdContainer(w, cluster);
-                          w.EndArray();
-                          w.Key("volumes");
-                          w.StartArray();
-                          WriteConfigVolume(w, cluster);
-                          WriteSecretVolume(w, "munge-key", inputs.munge_key_secret);
-                          w.EndArray();
-                        });
+  return DeploymentBody(
+      cluster,
+      {.name = api::RestApiName(cluster.metadata().name()),
+       .component = api::kSlurmrestdComponent,
+       .replicas = RestApiReplicas(cluster).value_or(1),
+       // Stateless, and it waits for its clients' keep-alive connections
+       // to close: seen taking the whole default 30 s to stop.
+       .termination_grace_seconds = 5,
+       .pod_annotations = {{api::kTlsCertDigestAnnotation, inputs.tls_cert_digest}}},
+      [&](JsonWriter& w) {
+        w.Key("containers");
+        w.StartArray();
+        WriteSlurmrestdContainer(w, cluster);
+        WriteTlsFrontContainer(w, cluster);
+        w.EndArray();
+        w.Key("volumes");
+        w.StartArray();
+        WriteConfigVolume(w, cluster);
+        WriteSecretVolume(w, "munge-key", inputs.munge_key_secret);
+        WriteSecretVolume(w, "tls", inputs.tls_secret);
+        w.EndArray();
+      });
 }
 
 std::string RestApiServiceBody(const v1::SlurmCluster& cluster) {
   return ServiceBody(cluster, api::RestApiName(cluster.metadata().name()),
-                     api::kSlurmrestdComponent, "http", api::kSlurmrestdPort);
+                     api::kSlurmrestdComponent, "https", api::kSlurmrestdPort);
 }
 
 }  // namespace tidepool::cluster

@@ -1,10 +1,13 @@
 #pragma once
 
 // Pure builders of a cluster's slurmrestd (restapi_sync.h applies them): the Deployment
-// and ClusterIP Service "<cluster>-restapi" on port 6820. slurmrestd authenticates every
-// request by its JWT (rest_auth/jwt) and passes it to slurmctld, so it needs the
+// and ClusterIP Service "<cluster>-restapi" on port 6820 (HTTPS). slurmrestd authenticates
+// every request by its JWT (rest_auth/jwt) and passes it to slurmctld, so it needs the
 // configuration and the munge key but not the JWT key; it runs as the unprivileged user
-// the image has for it (slurmrestd refuses root and SlurmUser).
+// the image has for it (slurmrestd refuses root and SlurmUser). It listens on the pod's
+// loopback only; the pod's second container, "tls", ends TLS on port 6820 with the
+// certificate of the Secret "<cluster>-restapi-tls" (restapi_tls.h) and passes each
+// connection on, so no token crosses the network in the clear.
 
 #include <string>
 
@@ -19,6 +22,8 @@ inline constexpr char kSlurmrestdUser[] = "slurmrest";
 struct RestApiInputs {
   const v1::SlurmCluster* cluster = nullptr;
   std::string munge_key_secret;
+  std::string tls_secret;       // "<cluster>-restapi-tls"
+  std::string tls_cert_digest;  // of its tls.crt: a new certificate rolls the pods
 };
 
 // spec.restApi.replicas (default 1); InvalidArgument naming the field outside 1..10.

@@ -2,6 +2,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "cluster_object.h"
 #include "k8s/object_json.h"
 #include "k8s/resource.h"
 #include "tidepool/naming.h"
@@ -13,19 +14,6 @@ namespace {
 
 absl::Status SecretProblem(absl::string_view secret, absl::string_view problem) {
   return absl::FailedPreconditionError(absl::StrCat("Secret ", secret, " ", problem));
-}
-
-// GET with the object named in the error: "SlurmCluster hpc/research not found".
-absl::StatusOr<std::string> GetObject(k8s::Client& client, const k8s::ResourceType& type,
-                                      absl::string_view kind, absl::string_view ns,
-                                      absl::string_view name, absl::Duration timeout) {
-  absl::StatusOr<std::string> json = client.Get(type, ns, name, timeout);
-  if (json.ok()) return json;
-  if (absl::IsNotFound(json.status())) {
-    return absl::FailedPreconditionError(absl::StrCat(kind, " ", ns, "/", name, " not found"));
-  }
-  return absl::Status(json.status().code(), absl::StrCat("cannot read ", kind, " ", ns, "/", name,
-                                                         ": ", json.status().message()));
 }
 
 }  // namespace
@@ -61,7 +49,7 @@ absl::StatusOr<std::string> JwtKeyFromSecret(absl::string_view secret_json,
 
 absl::StatusOr<ClusterJwtKey> ReadClusterJwtKey(k8s::Client& client, const api::ClusterRef& cluster,
                                                 absl::Duration timeout) {
-  absl::StatusOr<std::string> cluster_json = GetObject(
+  absl::StatusOr<std::string> cluster_json = GetClusterObject(
       client, api::SlurmClusters(), "SlurmCluster", cluster.namespace_name, cluster.name, timeout);
   if (!cluster_json.ok()) return cluster_json.status();
   absl::StatusOr<v1::SlurmCluster> parsed = api::ParseSlurmCluster(*cluster_json);
@@ -71,8 +59,8 @@ absl::StatusOr<ClusterJwtKey> ReadClusterJwtKey(k8s::Client& client, const api::
   }
   const std::string secret_name = JwtKeySecretNameOf(*parsed);
   const std::string secret = absl::StrCat(cluster.namespace_name, "/", secret_name);
-  absl::StatusOr<std::string> secret_json =
-      GetObject(client, k8s::Secrets(), "Secret", cluster.namespace_name, secret_name, timeout);
+  absl::StatusOr<std::string> secret_json = GetClusterObject(
+      client, k8s::Secrets(), "Secret", cluster.namespace_name, secret_name, timeout);
   if (!secret_json.ok()) return secret_json.status();
   absl::StatusOr<std::string> key = JwtKeyFromSecret(*secret_json, secret);
   if (!key.ok()) return key.status();

@@ -31,9 +31,10 @@ ABSL_FLAG(std::string, slurm_cluster, "",
           "Kubernetes API; instead of --slurm_jwt_key_file / --slurm_token_file");
 ABSL_FLAG(std::string, slurm_rest_address_from, "dns",
           "With --slurm_cluster, how slurmrestd is reached: dns "
-          "(http://<name>-restapi.<namespace>.svc:6820, in the cluster), service "
-          "(http://<spec.clusterIP of that Service>:6820, for a process outside the cluster "
-          "network that reaches ClusterIPs) or url (--slurm_rest_url)");
+          "(https://<name>-restapi.<namespace>.svc:6820, in the cluster), service "
+          "(the same, connected at the spec.clusterIP of that Service, for a process outside "
+          "the cluster network that reaches ClusterIPs), both trusting the CA of the Secret "
+          "<name>-restapi-tls, or url (--slurm_rest_url, trusting the system's CAs)");
 ABSL_FLAG(absl::Duration, slurm_jwt_key_refresh_interval, absl::Minutes(2),
           "With --slurm_cluster, how often the JWT key Secret is read again to pick up a "
           "rotated key (1s-1h); it is also read again soon after slurmrestd refuses a token");
@@ -176,10 +177,9 @@ absl::Status BuildClientOptions(const RawSyncerFlags& raw, SyncerOptions& option
   if (!cluster.ok()) return cluster.status();
   switch (cluster->address_from) {
     case RestAddressFrom::kDns:
-      options.client.base_url = RestUrlByDns(cluster->ref);
-      break;
     case RestAddressFrom::kService:
-      options.client.base_url.clear();  // read from the Service when connecting
+      // With the CA (and the ClusterIP) read when connecting.
+      options.client.base_url = RestUrlByDns(cluster->ref);
       break;
     case RestAddressFrom::kUrl:
       break;

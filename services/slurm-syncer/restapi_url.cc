@@ -1,12 +1,17 @@
 #include "restapi_url.h"
 
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "cluster_object.h"
 #include "k8s/object_json.h"
 #include "k8s/resource.h"
 #include "tidepool/naming.h"
 
 namespace tidepool::syncer {
 namespace {
+
+constexpr char kCaFile[] = "ca.crt";
 
 bool ServesRestPort(const rapidjson::Value& spec) {
   const rapidjson::Value* ports = k8s::FindMember(spec, "ports");
@@ -17,14 +22,22 @@ bool ServesRestPort(const rapidjson::Value& spec) {
   return false;
 }
 
-}  // namespace
-
-std::string RestUrlByDns(const api::ClusterRef& cluster) {
-  return absl::StrCat("http://", api::RestApiName(cluster.name), ".", cluster.namespace_name,
-                      ".svc:", api::kSlurmrestdPort);
+absl::Status SecretProblem(absl::string_view secret, absl::string_view problem) {
+  return absl::FailedPreconditionError(absl::StrCat("Secret ", secret, " ", problem));
 }
 
-absl::StatusOr<std::string> RestUrlFromService(absl::string_view service_json) {
+}  // namespace
+
+std::string RestApiHost(const api::ClusterRef& cluster) {
+  return absl::StrCat(api::RestApiName(cluster.name), ".", cluster.namespace_name, ".svc");
+}
+
+std::string RestUrlByDns(const api::ClusterRef& cluster) {
+  return absl::StrCat("https://", RestApiHost(cluster), ":", api::kSlurmrestdPort);
+}
+
+absl::StatusOr<std::string> ConnectToFromService(absl::string_view service_json,
+                                                 absl::string_view host) {
   absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(service_json, "Service");
   if (!doc.ok()) return doc.status();
   const rapidjson::Value* spec = k8s::FindMember(*doc, "spec");
@@ -37,30 +50,56 @@ absl::StatusOr<std::string> RestUrlFromService(absl::string_view service_json) {
     return absl::FailedPreconditionError(
         absl::StrCat("does not serve port ", api::kSlurmrestdPort));
   }
-  // An IPv6 ClusterIP needs brackets in a URL.
+  // An IPv6 address needs brackets here as in a URL.
   const bool v6 = ip.find(':') != std::string::npos;
-  return absl::StrCat("http://", v6 ? "[" : "", ip, v6 ? "]" : "", ":", api::kSlurmrestdPort);
+  return absl::StrCat(host, ":", api::kSlurmrestdPort, ":", v6 ? "[" : "", ip, v6 ? "]" : "", ":",
+                      api::kSlurmrestdPort);
 }
 
-absl::StatusOr<std::string> ReadRestUrlFromService(k8s::Client& client,
-                                                   const api::ClusterRef& cluster,
-                                                   absl::Duration timeout) {
-  const std::string service =
-      absl::StrCat("Service ", cluster.namespace_name, "/", api::RestApiName(cluster.name));
+absl::StatusOr<std::string> CaFromTlsSecret(absl::string_view secret_json,
+                                            absl::string_view secret) {
+  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(secret_json, "Secret");
+  if (!doc.ok()) return SecretProblem(secret, "cannot be read as a Secret");
+  const rapidjson::Value* data = k8s::FindMember(*doc, "data");
+  const rapidjson::Value* encoded = data != nullptr ? k8s::FindMember(*data, kCaFile) : nullptr;
+  if (encoded == nullptr || !encoded->IsString()) {
+    return SecretProblem(secret, absl::StrCat("has no data key \"", kCaFile, "\""));
+  }
+  std::string ca;
+  if (!absl::Base64Unescape(absl::string_view(encoded->GetString(), encoded->GetStringLength()),
+                            &ca)) {
+    return SecretProblem(secret, absl::StrCat("has data key \"", kCaFile, "\" that is not base64"));
+  }
+  if (!absl::StrContains(ca, "-----BEGIN CERTIFICATE-----")) {
+    return SecretProblem(secret, absl::StrCat("holds no PEM certificate under \"", kCaFile, "\""));
+  }
+  return ca;
+}
+
+absl::StatusOr<RestEndpoint> ReadRestEndpoint(k8s::Client& client, const api::ClusterRef& cluster,
+                                              bool via_service, absl::Duration timeout) {
+  const std::string& ns = cluster.namespace_name;
+  RestEndpoint endpoint{.base_url = RestUrlByDns(cluster)};
+  if (via_service) {
+    const std::string name = api::RestApiName(cluster.name);
+    absl::StatusOr<std::string> json =
+        GetClusterObject(client, k8s::Services(), "Service", ns, name, timeout);
+    if (!json.ok()) return json.status();
+    absl::StatusOr<std::string> connect_to = ConnectToFromService(*json, RestApiHost(cluster));
+    if (!connect_to.ok()) {
+      return absl::Status(connect_to.status().code(), absl::StrCat("Service ", ns, "/", name, " ",
+                                                                   connect_to.status().message()));
+    }
+    endpoint.connect_to = *std::move(connect_to);
+  }
+  const std::string secret = api::RestApiTlsSecretName(cluster.name);
   absl::StatusOr<std::string> json =
-      client.Get(k8s::Services(), cluster.namespace_name, api::RestApiName(cluster.name), timeout);
-  if (absl::IsNotFound(json.status())) {
-    return absl::FailedPreconditionError(absl::StrCat(service, " not found"));
-  }
-  if (!json.ok()) {
-    return absl::Status(json.status().code(),
-                        absl::StrCat("cannot read ", service, ": ", json.status().message()));
-  }
-  absl::StatusOr<std::string> url = RestUrlFromService(*json);
-  if (!url.ok()) {
-    return absl::Status(url.status().code(), absl::StrCat(service, " ", url.status().message()));
-  }
-  return url;
+      GetClusterObject(client, k8s::Secrets(), "Secret", ns, secret, timeout);
+  if (!json.ok()) return json.status();
+  absl::StatusOr<std::string> ca = CaFromTlsSecret(*json, absl::StrCat(ns, "/", secret));
+  if (!ca.ok()) return ca.status();
+  endpoint.ca_pem = *std::move(ca);
+  return endpoint;
 }
 
 }  // namespace tidepool::syncer

@@ -27,8 +27,8 @@ namespace {
 // What lives as long as the process serves; stopped by the shutdown hook.
 struct Syncer {
   Syncer(SyncerOptions options, prometheus::Registry& registry,
-         SlurmGateway::BaseUrlResolver resolve_base_url)
-      : gateway(std::move(options.client), registry, absl::Seconds(1), std::move(resolve_base_url)),
+         RestEndpointResolver resolve_endpoint)
+      : gateway(std::move(options.client), registry, absl::Seconds(1), std::move(resolve_endpoint)),
         node_feed([](const slurm::rest::Node& node) { return node.name; }),
         job_feed([](const slurm::rest::Job& job) { return job.id; }),
         node_poller(gateway, node_feed, options.node_polling, registry),
@@ -86,11 +86,15 @@ std::shared_ptr<slurm::rest::Authenticator> ClusterAuthenticator(const ClusterOp
   return slurm::rest::NewJwtAuthenticator(source, {.user = cluster.jwt_user});
 }
 
-SlurmGateway::BaseUrlResolver ClusterBaseUrlResolver(const ClusterOptions& cluster,
-                                                     std::shared_ptr<k8s::Client> kube) {
-  if (cluster.address_from != RestAddressFrom::kService) return nullptr;
+// --slurm_cluster: slurmrestd over TLS, trusting the CA of the cluster's TLS Secret (read
+// again when it no longer verifies), unless --slurm_rest_address_from=url names it.
+RestEndpointResolver ClusterEndpointResolver(const ClusterOptions& cluster,
+                                             std::shared_ptr<k8s::Client> kube) {
+  if (cluster.address_from == RestAddressFrom::kUrl) return nullptr;
   return
-      [kube, ref = cluster.ref] { return ReadRestUrlFromService(*kube, ref, kClusterReadTimeout); };
+      [kube, ref = cluster.ref, via_service = cluster.address_from == RestAddressFrom::kService] {
+        return ReadRestEndpoint(*kube, ref, via_service, kClusterReadTimeout);
+      };
 }
 
 absl::Status SetUpTwoWaySync(Syncer& syncer, const SyncerOptions& options,
@@ -119,14 +123,14 @@ absl::Status SetUpSlurmSyncer(common::ServiceContext& context) {
     if (!client.ok()) return client.status();
     kube = *std::move(client);
   }
-  SlurmGateway::BaseUrlResolver resolve_base_url;
+  RestEndpointResolver resolve_endpoint;
   if (options->cluster.has_value()) {
     options->client.auth = ClusterAuthenticator(*options->cluster, kube, context);
-    resolve_base_url = ClusterBaseUrlResolver(*options->cluster, kube);
+    resolve_endpoint = ClusterEndpointResolver(*options->cluster, kube);
   }
   const std::string credentials =
       options->client.auth != nullptr ? options->client.auth->Describe() : std::string("none");
-  auto syncer = std::make_shared<Syncer>(*options, context.metrics(), std::move(resolve_base_url));
+  auto syncer = std::make_shared<Syncer>(*options, context.metrics(), std::move(resolve_endpoint));
   syncer->kube = std::move(kube);
   if (options->two_way.has_value()) {
     if (absl::Status s = SetUpTwoWaySync(*syncer, *options, context); !s.ok()) return s;

@@ -18,10 +18,10 @@ using slurm::rest::Client;
 }  // namespace
 
 SlurmGateway::SlurmGateway(slurm::rest::ClientOptions options, prometheus::Registry& registry,
-                           absl::Duration reconnect_interval, BaseUrlResolver resolve_base_url)
+                           absl::Duration reconnect_interval, RestEndpointResolver resolve_endpoint)
     : options_(std::move(options)),
       reconnect_interval_(reconnect_interval),
-      resolve_base_url_(std::move(resolve_base_url)),
+      resolve_endpoint_(std::move(resolve_endpoint)),
       requests_(prometheus::BuildCounter()
                     .Name(common::MetricName(kService, "rest_requests_total"))
                     .Help("slurmrestd calls by endpoint, method and outcome (a status code)")
@@ -37,7 +37,7 @@ absl::Status SlurmGateway::Connect() { return ConnectedClient().status(); }
 std::string SlurmGateway::Describe() {
   absl::MutexLock lock(&mutex_);
   if (client_ != nullptr) return client_->Describe();
-  if (resolve_base_url_ != nullptr) return "slurmrestd (address read when connecting)";
+  if (resolve_endpoint_ != nullptr) return "slurmrestd (address read when connecting)";
   return absl::StrCat("slurmrestd ",
                       options_.unix_socket.empty() ? options_.base_url : options_.unix_socket,
                       " (not connected)");
@@ -60,14 +60,17 @@ absl::StatusOr<std::shared_ptr<Client>> SlurmGateway::ConnectedClient() {
   if (now - last_attempt_ < reconnect_interval_) return last_failure_;
   last_attempt_ = now;
   slurm::rest::ClientOptions options = options_;
-  if (resolve_base_url_ != nullptr) {
-    absl::StatusOr<std::string> url = resolve_base_url_();
-    if (!url.ok()) {
-      last_failure_ = absl::Status(
-          url.status().code(), absl::StrCat("cannot find slurmrestd: ", url.status().message()));
+  if (resolve_endpoint_ != nullptr) {
+    absl::StatusOr<RestEndpoint> endpoint = resolve_endpoint_();
+    if (!endpoint.ok()) {
+      last_failure_ =
+          absl::Status(endpoint.status().code(),
+                       absl::StrCat("cannot find slurmrestd: ", endpoint.status().message()));
       return last_failure_;
     }
-    options.base_url = *std::move(url);
+    options.base_url = std::move(endpoint->base_url);
+    options.ca_pem = std::move(endpoint->ca_pem);
+    options.connect_to = std::move(endpoint->connect_to);
   }
   options.on_version = [](absl::string_view chosen, const std::vector<std::string>& served) {
     common::LogInfo("slurmrestd_version_chosen",
@@ -88,13 +91,14 @@ absl::StatusOr<std::shared_ptr<Client>> SlurmGateway::ConnectedClient() {
 
 void SlurmGateway::ForgetUnreachable(const std::shared_ptr<Client>& client,
                                      const absl::Status& status) {
-  if (resolve_base_url_ == nullptr || !absl::IsUnavailable(status)) return;
+  if (resolve_endpoint_ == nullptr || !absl::IsUnavailable(status)) return;
   absl::MutexLock lock(&mutex_);
   if (client_ != client) return;  // another call already forgot it
-  common::LogWarn("slurmrestd_address_forgotten",
-                  {{"endpoint", client_->Describe()},
-                   {"error", status},
-                   {"action", "reading slurmrestd's Service again at the next call"}});
+  common::LogWarn(
+      "slurmrestd_address_forgotten",
+      {{"endpoint", client_->Describe()},
+       {"error", status},
+       {"action", "reading slurmrestd's Service and TLS Secret again at the next call"}});
   client_.reset();
   last_failure_ = status;
 }

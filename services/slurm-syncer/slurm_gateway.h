@@ -19,21 +19,20 @@
 #include "prometheus/counter.h"
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
+#include "rest_endpoint.h"
 #include "slurm/rest/client.h"
 
 namespace tidepool::syncer {
 
 class SlurmGateway {
  public:
-  // The base URL, looked up anew before each connection attempt (a Service's ClusterIP).
-  using BaseUrlResolver = std::function<absl::StatusOr<std::string>()>;
-
   // Does not connect; the first call (or Connect) does. Connection attempts are at
   // least `reconnect_interval` apart; calls in between get the last failure. With
-  // `resolve_base_url`, options.base_url is replaced by what it returns.
+  // `resolve_endpoint`, looked up anew before each connection attempt, options' base_url,
+  // ca_pem and connect_to are replaced by what it returns.
   SlurmGateway(slurm::rest::ClientOptions options, prometheus::Registry& registry,
                absl::Duration reconnect_interval = absl::Seconds(1),
-               BaseUrlResolver resolve_base_url = nullptr);
+               RestEndpointResolver resolve_endpoint = nullptr);
 
   // Connects (negotiating the REST version) unless connected; the failure otherwise.
   absl::Status Connect();
@@ -77,7 +76,7 @@ class SlurmGateway {
 
   const slurm::rest::ClientOptions options_;
   const absl::Duration reconnect_interval_;
-  const BaseUrlResolver resolve_base_url_;
+  const RestEndpointResolver resolve_endpoint_;
   prometheus::Family<prometheus::Counter>& requests_;
   prometheus::Family<prometheus::Histogram>& durations_;
 

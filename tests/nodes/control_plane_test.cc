@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
@@ -123,11 +124,19 @@ void AwaitControllerAvailable(const KubernetesEnv& env, const std::string& ns,
   REQUIRE(available);
 }
 
-// slurmrestd through its Service: the ping of the newest API version it lists, with a
-// token slurmctld minted.
+// slurmrestd through its Service over TLS, its certificate checked for the Service's DNS
+// name against the CA of the cluster's TLS Secret: the ping of the newest API version it
+// lists, with a token slurmctld minted. Nothing answers without TLS or with another CA.
 void CheckRestApiAnswers(const KubernetesEnv& env, const std::string& ns) {
   const std::string ip = MustKubectl(
       env, {"-n", ns, "get", "service", "research-restapi", "-o", "jsonpath={.spec.clusterIP}"});
+  std::string ca;
+  REQUIRE(absl::Base64Unescape(MustKubectl(env, {"-n", ns, "get", "secret", "research-restapi-tls",
+                                                 "-o", R"(jsonpath={.data.ca\.crt})"}),
+                               &ca));
+  const std::string host = absl::StrCat("research-restapi.", ns, ".svc");
+  const std::string base = absl::StrCat("https://", host, ":6820");
+  const HttpsTrust trust{.ca_pem = ca, .connect_to = absl::StrCat(host, ":6820:", ip, ":6820")};
   const std::string token(absl::StripAsciiWhitespace(
       absl::StripPrefix(absl::StripAsciiWhitespace(
                             Exec(env, ns, {"scontrol", "token", "username=slurm", "lifespan=300"})),
@@ -137,7 +146,7 @@ void CheckRestApiAnswers(const KubernetesEnv& env, const std::string& ns) {
   absl::StatusOr<HttpResponse> openapi;
   REQUIRE(PollUntil(
       [&] {
-        openapi = HttpGet(absl::StrCat("http://", ip, ":6820/openapi/v3"), absl::Seconds(5), auth);
+        openapi = HttpGet(base + "/openapi/v3", absl::Seconds(5), auth, trust);
         return openapi.ok() && openapi->status == 200;
       },
       absl::Seconds(30), absl::Seconds(1)));
@@ -152,14 +161,34 @@ void CheckRestApiAnswers(const KubernetesEnv& env, const std::string& ns) {
   }
   INFO(openapi->body.substr(0, 400));
   REQUIRE(!ping_path.empty());
-  absl::StatusOr<HttpResponse> ping =
-      HttpGet(absl::StrCat("http://", ip, ":6820", ping_path), absl::Seconds(5), auth);
+  absl::StatusOr<HttpResponse> ping = HttpGet(base + ping_path, absl::Seconds(5), auth, trust);
   REQUIRE(ping.ok());
   INFO(ping_path << ": " << ping->body);
   CHECK(ping->status == 200);
   CHECK(absl::StrContains(ping->body, "research-controller-0"));
   // Without a token slurmrestd refuses.
-  CHECK(HttpGet(absl::StrCat("http://", ip, ":6820", ping_path))->status == 401);
+  CHECK(HttpGet(base + ping_path, absl::Seconds(5), {}, trust)->status == 401);
+  // Plain HTTP gets no answer, and neither does a client that trusts another CA (the
+  // system's) or checks another name (the bare ClusterIP).
+  absl::StatusOr<HttpResponse> plain =
+      HttpGet(absl::StrCat("http://", ip, ":6820", ping_path), absl::Seconds(5), auth);
+  CHECK((!plain.ok() || plain->status == 0));
+  CHECK_FALSE(
+      HttpGet(base + ping_path, absl::Seconds(5), auth, {.connect_to = trust.connect_to}).ok());
+  CHECK_FALSE(HttpGet(absl::StrCat("https://", ip, ":6820", ping_path), absl::Seconds(5), auth,
+                      {.ca_pem = ca})
+                  .ok());
+  // The pod's TLS front answers at the pod's address; slurmrestd itself listens on the
+  // pod's loopback only.
+  const std::string pod_ip =
+      MustKubectl(env, {"-n", ns, "get", "pods", "-l", "tidepool.dev/component=slurmrestd", "-o",
+                        "jsonpath={.items[0].status.podIP}"});
+  absl::StatusOr<HttpResponse> at_pod =
+      HttpGet(base + ping_path, absl::Seconds(5), auth,
+              {.ca_pem = ca, .connect_to = absl::StrCat(host, ":6820:", pod_ip, ":6820")});
+  CHECK((at_pod.ok() && at_pod->status == 200));
+  CHECK_FALSE(
+      HttpGet(absl::StrCat("http://", pod_ip, ":6821", ping_path), absl::Seconds(5), auth).ok());
 }
 
 // The host PID of the slurmctld that is PID 1 of the pod with this hostname: every test

@@ -17,7 +17,8 @@ size_t AppendBody(char* data, size_t size, size_t count, void* body) {
 }  // namespace
 
 absl::StatusOr<HttpResponse> HttpGet(const std::string& url, absl::Duration timeout,
-                                     const std::vector<std::string>& headers) {
+                                     const std::vector<std::string>& headers,
+                                     const HttpsTrust& trust) {
   std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), curl_easy_cleanup);
   if (!curl) return absl::InternalError("curl_easy_init failed");
   HttpResponse response;
@@ -33,6 +34,14 @@ absl::StatusOr<HttpResponse> HttpGet(const std::string& url, absl::Duration time
     header_list.reset(curl_slist_append(header_list.release(), header.c_str()));
   }
   if (header_list) curl_easy_setopt(curl.get(), CURLOPT_HTTPHEADER, header_list.get());
+  curl_blob ca{.data = const_cast<char*>(trust.ca_pem.data()),
+               .len = trust.ca_pem.size(),
+               .flags = CURL_BLOB_COPY};
+  if (!trust.ca_pem.empty()) curl_easy_setopt(curl.get(), CURLOPT_CAINFO_BLOB, &ca);
+  std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> connect_to(
+      trust.connect_to.empty() ? nullptr : curl_slist_append(nullptr, trust.connect_to.c_str()),
+      curl_slist_free_all);
+  if (connect_to) curl_easy_setopt(curl.get(), CURLOPT_CONNECT_TO, connect_to.get());
   const CURLcode code = curl_easy_perform(curl.get());
   if (code != CURLE_OK) {
     return absl::UnavailableError(absl::StrCat("GET ", url, ": ", curl_easy_strerror(code)));

@@ -14,10 +14,18 @@ struct HttpResponse {
   std::string body;
 };
 
-// A plain HTTP GET (no TLS) with a timeout and extra "Name: value" headers; transport
-// failures are errors.
+// For https:// URLs: the only CA trusted, and where to connect instead of the URL's host,
+// which the certificate must still name (libcurl's CONNECT_TO "host:port:address:port").
+struct HttpsTrust {
+  std::string ca_pem;
+  std::string connect_to;
+};
+
+// A GET with a timeout and extra "Name: value" headers; transport failures (a certificate
+// not trusted among them) are errors.
 absl::StatusOr<HttpResponse> HttpGet(const std::string& url,
                                      absl::Duration timeout = absl::Seconds(5),
-                                     const std::vector<std::string>& headers = {});
+                                     const std::vector<std::string>& headers = {},
+                                     const HttpsTrust& trust = {});
 
 }  // namespace tidepool::testing

@@ -91,7 +91,10 @@ Client::Client(ClientOptions options, std::unique_ptr<Transport> transport)
       clock_(options_.clock != nullptr ? options_.clock : common::RealClock()) {}
 
 absl::StatusOr<std::unique_ptr<Client>> Client::Connect(ClientOptions options) {
-  CurlTransportOptions transport{.base_url = options.base_url, .unix_socket = options.unix_socket};
+  CurlTransportOptions transport{.base_url = options.base_url,
+                                 .unix_socket = options.unix_socket,
+                                 .ca_pem = options.ca_pem,
+                                 .connect_to = options.connect_to};
   return Connect(std::move(options), NewCurlTransport(std::move(transport)));
 }
 

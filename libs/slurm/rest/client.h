@@ -43,8 +43,13 @@ struct RetryPolicy {
 
 struct ClientOptions {
   std::string base_url = "http://127.0.0.1:6820";
-  std::string unix_socket;              // when set, requests go over this socket instead of TCP
-  std::shared_ptr<Authenticator> auth;  // null: no credentials (rest_auth/local)
+  std::string unix_socket;  // when set, requests go over this socket instead of TCP
+  // https: trust only this CA (PEM); empty: the system's CAs.
+  std::string ca_pem;
+  // Where to connect instead of the URL's host, which the certificate must still name
+  // (libcurl's CONNECT_TO: "host:port:address:port"); empty: the URL's.
+  std::string connect_to;
+  std::shared_ptr<Authenticator> auth;         // null: no credentials (rest_auth/local)
   absl::Duration timeout = absl::Seconds(30);  // per attempt
   RetryPolicy retry;
   common::Clock* clock = nullptr;  // null: common::RealClock()

@@ -70,6 +70,14 @@ class CurlTransport final : public Transport {
     if (!options_.unix_socket.empty()) {
       curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, options_.unix_socket.c_str());
     }
+    curl_blob ca{.data = const_cast<char*>(options_.ca_pem.data()),
+                 .len = options_.ca_pem.size(),
+                 .flags = CURL_BLOB_NOCOPY};  // outlives the perform
+    if (!options_.ca_pem.empty()) curl_easy_setopt(c, CURLOPT_CAINFO_BLOB, &ca);
+    std::unique_ptr<curl_slist, SlistDeleter> connect_to(
+        options_.connect_to.empty() ? nullptr
+                                    : curl_slist_append(nullptr, options_.connect_to.c_str()));
+    if (connect_to != nullptr) curl_easy_setopt(c, CURLOPT_CONNECT_TO, connect_to.get());
     curl_slist* raw_headers = nullptr;
     for (const Header& h : request.headers) {
       raw_headers = curl_slist_append(raw_headers, absl::StrCat(h.first, ": ", h.second).c_str());
@@ -105,6 +113,10 @@ class CurlTransport final : public Transport {
         case CURLE_GOT_NOTHING:
         case CURLE_PARTIAL_FILE:
           return absl::UnavailableError(absl::StrCat("slurmrestd unreachable: ", what));
+        // A renewed certificate the caller does not know yet: it may look again.
+        case CURLE_PEER_FAILED_VERIFICATION:
+        case CURLE_SSL_CONNECT_ERROR:
+          return absl::UnavailableError(absl::StrCat("slurmrestd's TLS refused: ", what));
         default:
           return absl::InternalError(what);
       }

@@ -1,7 +1,7 @@
 #pragma once
 
-// How requests reach slurmrestd: HTTP over TCP or over a UNIX socket (libcurl). One
-// request, one attempt; retries and errors[] belong to the client above.
+// How requests reach slurmrestd: HTTP or HTTPS over TCP, or HTTP over a UNIX socket
+// (libcurl). One request, one attempt; retries and errors[] belong to the client above.
 
 #include <memory>
 #include <string>
@@ -32,7 +32,8 @@ class Transport {
  public:
   virtual ~Transport() = default;
   // The reply, whatever its HTTP status. Unavailable when the server cannot be reached
-  // (refused, reset, no socket), DeadlineExceeded after request.timeout.
+  // (refused, reset, no socket) or its certificate is not trusted, DeadlineExceeded after
+  // request.timeout.
   virtual absl::StatusOr<HttpResponse> Send(const HttpRequest& request) = 0;
   // Where requests go, for messages: "http://127.0.0.1:6820" or "unix:/run/…/sock".
   virtual std::string Describe() const = 0;
@@ -43,6 +44,8 @@ struct CurlTransportOptions {
   // (default http://localhost).
   std::string base_url;
   std::string unix_socket;
+  std::string ca_pem;      // https: the only CA trusted (PEM); empty: the system's
+  std::string connect_to;  // "host:port:address:port": connect there, verify host
   absl::Duration connect_timeout = absl::Seconds(5);
 };
 

@@ -493,6 +493,96 @@ TEST_CASE("claims grow with their fields where Kubernetes lets them; the status 
   CHECK(f.Logged("claim_resize_requested") == 1);
 }
 
+// The digest of the certificate the slurmrestd Deployment's pods serve, "" without one.
+std::string ServedCertDigest(Fixture& f) {
+  absl::StatusOr<std::string> json =
+      f.client->Get(k8s::Deployments(), kNamespace, Name("-restapi"));
+  if (!json.ok()) return "";
+  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(*json, "Deployment");
+  if (!doc.ok()) return "";
+  const rapidjson::Value* value = &*doc;
+  for (const char* key : {"spec", "template", "metadata", "annotations"}) {
+    value = value != nullptr ? k8s::FindMember(*value, key) : nullptr;
+  }
+  return value != nullptr ? k8s::StringMember(*value, "tidepool.dev/tls-cert-digest") : "";
+}
+
+TEST_CASE(
+    "slurmrestd's TLS Secret is generated once; one not the cluster's blocks, deleted rolls") {
+  Fixture f;
+  f.CreateCluster(R"("restApi":{"replicas":1})");
+  const std::string cluster_uid = f.Uid(api::SlurmClusters(), kCluster);
+  const std::string tls = Name("-restapi-tls");
+  std::string digest;
+  const bool served = Eventually([&] {
+                        digest = ServedCertDigest(f);
+                        return !digest.empty();
+                      }).has_value();
+  INFO(f.controller->process.Output());
+  REQUIRE(served);
+  CHECK(absl::StartsWith(digest, "sha256:"));
+  absl::StatusOr<std::string> secret = f.client->Get(k8s::Secrets(), kNamespace, tls);
+  REQUIRE(secret.ok());
+  CHECK(absl::StrContains(*secret, R"("type":"kubernetes.io/tls")"));
+  CHECK(absl::StrContains(*secret, R"("immutable":true)"));
+  CHECK(absl::StrContains(*secret, cluster_uid));  // its owner
+  for (const char* file : {R"("ca.crt":")", R"("tls.crt":")", R"("tls.key":")"}) {
+    CHECK(absl::StrContains(*secret, file));
+  }
+  const std::string secret_uid = f.Uid(k8s::Secrets(), tls);
+
+  // More syncs keep it.
+  const auto resync = [&](const char* n) {
+    RequireOk(f.client
+                  ->MergePatch(
+                      api::SlurmClusters(), kNamespace, kCluster,
+                      absl::StrCat(R"({"metadata":{"annotations":{"test/resync":")", n, R"("}}})"))
+                  .status());
+  };
+  resync("1");
+  absl::SleepFor(absl::Seconds(2));
+  CHECK(f.Uid(k8s::Secrets(), tls) == secret_uid);
+  CHECK(f.Logged("restapi_tls_created") == 1);
+
+  // Replaced by a Secret the cluster does not control: the step is blocked, nothing applied.
+  RequireOk(f.client->Delete(k8s::Secrets(), kNamespace, tls).status());
+  RequireOk(f.client
+                ->Create(k8s::Secrets(), kNamespace,
+                         absl::StrCat(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":")",
+                                      tls, R"("},"type":"kubernetes.io/tls","data":{"tls.crt":")",
+                                      absl::Base64Escape("x"), R"(","tls.key":")",
+                                      absl::Base64Escape("y"), R"("}})"))
+                .status());
+  resync("2");
+  std::string restapi;
+  const bool blocked = Eventually([&] {
+                         restapi = ClusterCondition(*f.client, "RestApiAvailable");
+                         return absl::StartsWith(restapi, "RestApiTlsInvalid: ");
+                       }).has_value();
+  INFO(restapi);
+  REQUIRE(blocked);
+  CHECK(absl::StrContains(restapi, absl::StrCat("Secret \"", tls,
+                                                "\" is not controlled by "
+                                                "SlurmCluster \"",
+                                                kCluster, "\"")));
+  CHECK(absl::StrContains(restapi, "delete it to have a new certificate generated"));
+  CHECK(ServedCertDigest(f) == digest);
+
+  // Deleted: a new certificate, and the pods roll to it.
+  RequireOk(f.client->Delete(k8s::Secrets(), kNamespace, tls).status());
+  resync("3");
+  std::string rolled;
+  CHECK(Eventually([&] {
+          rolled = ServedCertDigest(f);
+          return !rolled.empty() && rolled != digest;
+        }).has_value());
+  CHECK(f.Logged("restapi_tls_created") == 2);
+  CHECK(Eventually([&] {
+          return !absl::StartsWith(ClusterCondition(*f.client, "RestApiAvailable"),
+                                   "RestApiTlsInvalid");
+        }).has_value());
+}
+
 TEST_CASE("a component the API server refuses is said in the status; the steps after it run") {
   Fixture f;
   // A quota of no load balancers, its usage written as the controller-manager would (none

@@ -79,6 +79,8 @@ struct ClusterFixture {
 
   void Cleanup() {
     (void)client->Delete(k8s::Secrets(), kNamespace, kSecret);
+    (void)client->Delete(k8s::Secrets(), kNamespace, absl::StrCat(kCluster, "-restapi-tls"));
+    (void)client->Delete(k8s::Services(), kNamespace, absl::StrCat(kCluster, "-restapi"));
     (void)client->Delete(api::SlurmClusters(), kNamespace, kCluster);
   }
 
@@ -255,12 +257,28 @@ TEST_CASE("a missing or short key keeps the syncer unready, and it keeps retryin
   f.syncer->AwaitReady(absl::Seconds(6));
 }
 
-TEST_CASE("--slurm_rest_address_from=service reads the restapi Service") {
+TEST_CASE("--slurm_rest_address_from=service reads the restapi Service and TLS Secret") {
   ClusterFixture f;
   f.PutSecret(f.key);
   f.StartSyncer({"--slurm_rest_address_from=service"});
   f.AwaitUnreadyBecause(absl::StrCat("Service ", kNamespace, "/", kCluster, "-restapi not found"));
   CHECK(absl::StrContains(f.syncer->Output(), "slurm_unreachable"));
+  RequireOk(f.client
+                ->Create(k8s::Services(), kNamespace,
+                         absl::StrCat(R"({"apiVersion":"v1","kind":"Service","metadata":{"name":")",
+                                      kCluster, R"(-restapi"},"spec":{"ports":[{"port":6820}]}})"))
+                .status());
+  // The certificate is checked against the CA of the cluster's TLS Secret, never the system's.
+  const std::string tls = absl::StrCat(kCluster, "-restapi-tls");
+  f.AwaitUnreadyBecause(absl::StrCat("Secret ", kNamespace, "/", tls, " not found"));
+  RequireOk(f.client
+                ->Create(k8s::Secrets(), kNamespace,
+                         absl::StrCat(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":")",
+                                      tls, R"("},"data":{"ca.crt":")",
+                                      absl::Base64Escape("not a certificate"), R"("}})"))
+                .status());
+  f.AwaitUnreadyBecause(
+      absl::StrCat("Secret ", kNamespace, "/", tls, " holds no PEM certificate under \"ca.crt\""));
 }
 
 }  // namespace

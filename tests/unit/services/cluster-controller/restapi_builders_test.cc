@@ -26,8 +26,8 @@ std::string Args(const rapidjson::Value& container) {
 
 TEST_CASE("slurmrestd runs unprivileged with JWT auth, the config and the munge key") {
   const v1::SlurmCluster cluster = Cluster();
-  const rapidjson::Document deployment =
-      Parse(RestApiDeploymentBody({.cluster = &cluster, .munge_key_secret = "mk"}));
+  const rapidjson::Document deployment = Parse(RestApiDeploymentBody(
+      {.cluster = &cluster, .munge_key_secret = "mk", .tls_secret = "research-restapi-tls"}));
   CHECK(StringAt(deployment, {"kind"}) == "Deployment");
   CHECK(StringAt(deployment, {"metadata", "name"}) == "research-restapi");
   CHECK(StringAt(deployment, {"metadata", "ownerReferences", "0", "uid"}) == "uid-1");
@@ -37,15 +37,42 @@ TEST_CASE("slurmrestd runs unprivileged with JWT auth, the config and the munge 
   const rapidjson::Value& pod = *At(deployment, {"spec", "template", "spec"});
   const rapidjson::Value& container = *At(pod, {"containers", "0"});
   CHECK(StringAt(container, {"image"}) == "registry.example/slurmrestd:26.05");
-  CHECK(Args(container) == "slurmrestd -s openapi/slurmctld -a rest_auth/jwt 0.0.0.0:6820 ");
+  // Only on the pod's loopback: the network reaches it through the TLS front alone.
+  CHECK(Args(container) == "slurmrestd -s openapi/slurmctld -a rest_auth/jwt 127.0.0.1:6821 ");
+  CHECK(At(container, {"ports"}) == nullptr);
   CHECK(StringAt(container, {"env", "2", "name"}) == "TIDEPOOL_RUN_AS");
   CHECK(StringAt(container, {"env", "2", "value"}) == "slurmrest");
-  CHECK(IntAt(container, {"readinessProbe", "tcpSocket", "port"}) == 6820);
+  CHECK(StringAt(container, {"readinessProbe", "exec", "command", "2"}) ==
+        "exec 3<>/dev/tcp/127.0.0.1/6821");
   CHECK(IntAt(pod, {"terminationGracePeriodSeconds"}) == 5);
   CHECK(StringAt(pod, {"volumes", "0", "configMap", "name"}) == "research-slurm-config");
   CHECK(StringAt(pod, {"volumes", "1", "secret", "secretName"}) == "mk");
+  CHECK(StringAt(pod, {"volumes", "2", "secret", "secretName"}) == "research-restapi-tls");
   // slurmrestd verifies no token itself: the JWT key stays with slurmctld.
   CHECK_FALSE(absl::StrContains(RestApiDeploymentBody({.cluster = &cluster}), "jwt-key"));
+}
+
+TEST_CASE("the TLS front serves 6820 with the Secret's certificate and passes to slurmrestd") {
+  const v1::SlurmCluster cluster = Cluster();
+  const rapidjson::Document deployment = Parse(RestApiDeploymentBody(
+      {.cluster = &cluster, .tls_secret = "research-restapi-tls", .tls_cert_digest = "sha256:ab"}));
+  const rapidjson::Value& pod = *At(deployment, {"spec", "template", "spec"});
+  const rapidjson::Value& front = *At(pod, {"containers", "1"});
+  CHECK(StringAt(front, {"name"}) == "tls");
+  CHECK(StringAt(front, {"image"}) == "registry.example/slurmrestd:26.05");
+  CHECK(Args(front) == "tidepool-tls-front ");
+  CHECK(StringAt(front, {"env", "0", "value"}) == "/etc/tidepool/restapi-tls");
+  CHECK(StringAt(front, {"env", "1", "value"}) == "6820");
+  CHECK(StringAt(front, {"env", "2", "value"}) == "127.0.0.1:6821");
+  CHECK(StringAt(front, {"env", "3", "value"}) == "slurmrest");
+  CHECK(StringAt(front, {"ports", "0", "name"}) == "https");
+  CHECK(IntAt(front, {"ports", "0", "containerPort"}) == 6820);
+  CHECK(StringAt(front, {"volumeMounts", "0", "name"}) == "tls");
+  CHECK(StringAt(pod, {"volumes", "2", "name"}) == "tls");
+  CHECK(IntAt(pod, {"volumes", "2", "secret", "defaultMode"}) == 0400);
+  // A new certificate rolls the pods.
+  CHECK(StringAt(deployment, {"spec", "template", "metadata", "annotations",
+                              "tidepool.dev/tls-cert-digest"}) == "sha256:ab");
 }
 
 TEST_CASE("slurmrestd serves the accounting API only with accounting") {
@@ -58,13 +85,14 @@ TEST_CASE("slurmrestd serves the accounting API only with accounting") {
   CHECK(IntAt(deployment, {"spec", "replicas"}) == 3);
 }
 
-TEST_CASE("the REST API Service selects the slurmrestd pods on 6820") {
+TEST_CASE("the REST API Service selects the slurmrestd pods on 6820, HTTPS") {
   const rapidjson::Document service = Parse(RestApiServiceBody(Cluster()));
   CHECK(StringAt(service, {"metadata", "name"}) == "research-restapi");
   CHECK(At(service, {"spec", "clusterIP"}) == nullptr);  // a ClusterIP the API server picks
   CHECK(StringAt(service, {"spec", "selector", "tidepool.dev/component"}) == "slurmrestd");
   CHECK(StringAt(service, {"spec", "selector", "tidepool.dev/cluster"}) == "research");
   CHECK(IntAt(service, {"spec", "ports", "0", "port"}) == 6820);
+  CHECK(StringAt(service, {"spec", "ports", "0", "name"}) == "https");
 }
 
 TEST_CASE("a REST API spec the builders cannot use is refused naming the field") {

@@ -98,7 +98,7 @@ TEST_CASE("--slurm_cluster reaches the cluster's restapi Service by DNS by defau
   CHECK(options->cluster->address_from == RestAddressFrom::kDns);
   CHECK(options->cluster->jwt_user == "slurm");
   CHECK(options->cluster->key_refresh_interval == absl::Minutes(2));
-  CHECK(options->client.base_url == "http://research-restapi.hpc.svc:6820");
+  CHECK(options->client.base_url == "https://research-restapi.hpc.svc:6820");
   CHECK(options->client.auth == nullptr);  // built by setup, with the Kubernetes client
 }
 
@@ -130,7 +130,12 @@ TEST_CASE("--slurm_rest_address_from chooses the address of the cluster's slurmr
   absl::StatusOr<SyncerOptions> options = BuildSyncerOptions(raw);
   REQUIRE(options.ok());
   CHECK(options->cluster->address_from == RestAddressFrom::kService);
-  CHECK(options->client.base_url.empty());
+  // The name the certificate is checked for; the ClusterIP is connected to.
+  CHECK(options->client.base_url == "https://research-restapi.hpc.svc:6820");
+  raw.rest_address_from = "dns";
+  options = BuildSyncerOptions(raw);
+  REQUIRE(options.ok());
+  CHECK(options->client.base_url == "https://research-restapi.hpc.svc:6820");
   raw.rest_address_from = "url";
   options = BuildSyncerOptions(raw);
   REQUIRE(options.ok());

@@ -1,40 +1,63 @@
-// The slurmrestd URLs of --slurm_cluster: in-cluster DNS, or the ClusterIP of the
-// cluster's restapi Service.
+// Where the --slurm_cluster syncer finds slurmrestd and how it trusts it: in-cluster DNS
+// over HTTPS, optionally connected at the restapi Service's ClusterIP, with the CA of the
+// cluster's TLS Secret.
 #include "restapi_url.h"
 
 #include <catch2/catch_test_macros.hpp>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 
 namespace tidepool::syncer {
 namespace {
 
-TEST_CASE("the in-cluster URL is the restapi Service's DNS name") {
-  CHECK(RestUrlByDns({.namespace_name = "hpc", .name = "research"}) ==
-        "http://research-restapi.hpc.svc:6820");
+const api::ClusterRef kCluster{.namespace_name = "hpc", .name = "research"};
+
+TEST_CASE("the URL is the restapi Service's DNS name over HTTPS") {
+  CHECK(RestApiHost(kCluster) == "research-restapi.hpc.svc");
+  CHECK(RestUrlByDns(kCluster) == "https://research-restapi.hpc.svc:6820");
 }
 
-TEST_CASE("the Service URL is its ClusterIP and the slurmrestd port") {
-  CHECK(*RestUrlFromService(
-            R"({"spec":{"clusterIP":"10.96.4.7","ports":[{"name":"http","port":6820}]}})") ==
-        "http://10.96.4.7:6820");
-  CHECK(*RestUrlFromService(R"({"spec":{"clusterIP":"fd00::17","ports":[{"port":6820}]}})") ==
-        "http://[fd00::17]:6820");
+TEST_CASE("through the Service, connections go to its ClusterIP for the DNS name") {
+  CHECK(*ConnectToFromService(
+            R"({"spec":{"clusterIP":"10.96.4.7","ports":[{"name":"https","port":6820}]}})",
+            "research-restapi.hpc.svc") == "research-restapi.hpc.svc:6820:10.96.4.7:6820");
+  CHECK(*ConnectToFromService(R"({"spec":{"clusterIP":"fd00::17","ports":[{"port":6820}]}})",
+                              "h") == "h:6820:[fd00::17]:6820");
 }
 
-TEST_CASE("a Service without a ClusterIP or the port gives no URL") {
+TEST_CASE("a Service without a ClusterIP or the port gives no address") {
   for (const char* json : {R"({"spec":{"clusterIP":"None","ports":[{"port":6820}]}})",
                            R"({"spec":{"ports":[{"port":6820}]}})", R"({"metadata":{}})"}) {
-    absl::StatusOr<std::string> url = RestUrlFromService(json);
+    absl::StatusOr<std::string> to = ConnectToFromService(json, "h");
     INFO(json);
-    CHECK(absl::IsFailedPrecondition(url.status()));
-    CHECK(absl::StrContains(url.status().message(), "ClusterIP"));
+    CHECK(absl::IsFailedPrecondition(to.status()));
+    CHECK(absl::StrContains(to.status().message(), "ClusterIP"));
   }
   absl::StatusOr<std::string> other_port =
-      RestUrlFromService(R"({"spec":{"clusterIP":"10.96.4.7","ports":[{"port":80}]}})");
+      ConnectToFromService(R"({"spec":{"clusterIP":"10.96.4.7","ports":[{"port":80}]}})", "h");
   CHECK(absl::IsFailedPrecondition(other_port.status()));
   CHECK(absl::StrContains(other_port.status().message(), "6820"));
-  CHECK_FALSE(RestUrlFromService("not json").ok());
+  CHECK_FALSE(ConnectToFromService("not json", "h").ok());
+}
+
+TEST_CASE("the CA is the TLS Secret's ca.crt; a Secret without one says what is wrong") {
+  const std::string pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+  CHECK(*CaFromTlsSecret(absl::StrCat(R"({"data":{"ca.crt":")", absl::Base64Escape(pem), R"("}})"),
+                         "hpc/research-restapi-tls") == pem);
+  for (const auto& [json, problem] :
+       {std::pair<std::string, const char*>{R"({"data":{}})", "has no data key \"ca.crt\""},
+        {R"({"data":{"ca.crt":"*"}})", "that is not base64"},
+        {absl::StrCat(R"({"data":{"ca.crt":")", absl::Base64Escape("not a certificate"), R"("}})"),
+         "holds no PEM certificate"},
+        {"[", "cannot be read as a Secret"}}) {
+    INFO(json);
+    absl::StatusOr<std::string> ca = CaFromTlsSecret(json, "hpc/research-restapi-tls");
+    CHECK(absl::IsFailedPrecondition(ca.status()));
+    CHECK(absl::StrContains(ca.status().message(), "Secret hpc/research-restapi-tls "));
+    CHECK(absl::StrContains(ca.status().message(), problem));
+  }
 }
 
 }  // namespace
