@@ -10,6 +10,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/curl_trust.h"
 #include "k8s/errors.h"
 
 namespace tidepool::k8s {
@@ -79,7 +80,7 @@ absl::Status CurlError(CURLcode code, absl::string_view method, absl::string_vie
 // curl_easy_perform, but through a multi handle that a stop request wakes at once
 // (curl_multi_wakeup from a stop_callback); the progress callback, called about once a
 // second, is the backstop.
-CURLcode PerformUntilStopped(CURL* easy, std::stop_token stop, bool& cancelled) {
+CURLcode PerformUntilStopped(CURL* easy, const std::stop_token& stop, bool& cancelled) {
   CURLM* multi = curl_multi_init();
   if (multi == nullptr) return curl_easy_perform(easy);
   if (curl_multi_add_handle(multi, easy) != CURLM_OK) {
@@ -253,10 +254,12 @@ absl::Status Transport::Prepare(Handle& handle, const HttpRequest& request,
     curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
   }
 
-  // TLS from memory: the blobs are copied by libcurl.
+  // TLS from memory: the blobs are copied by libcurl. The kubeconfig's CA is the only one
+  // trusted, as with client-go.
   if (!config_.ca_pem.empty()) {
-    curl_blob blob{const_cast<char*>(config_.ca_pem.data()), config_.ca_pem.size(), CURL_BLOB_COPY};
-    curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &blob);
+    if (absl::Status trusted = common::TrustOnlyCa(h, config_.ca_pem); !trusted.ok()) {
+      return trusted;
+    }
   }
   if (!config_.client_cert_pem.empty()) {
     curl_blob cert{const_cast<char*>(config_.client_cert_pem.data()),
@@ -295,7 +298,7 @@ absl::StatusOr<HttpResponse> Transport::Send(const HttpRequest& request) {
 
 absl::Status Transport::Stream(const HttpRequest& request,
                                const std::function<bool(absl::string_view)>& on_data,
-                               std::stop_token stop) {
+                               const std::stop_token& stop) {
   if (stop.stop_requested()) return absl::CancelledError("stopped");
   std::unique_ptr<Handle> handle = Acquire();
   if (handle == nullptr) return absl::InternalError("curl_easy_init failed");

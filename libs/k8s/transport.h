@@ -72,7 +72,7 @@ class Transport {
   // transport failures.
   absl::Status Stream(const HttpRequest& request,
                       const std::function<bool(absl::string_view chunk)>& on_data,
-                      std::stop_token stop = {});
+                      const std::stop_token& stop = {});
 
   const ClientConfig& config() const { return config_; }
 

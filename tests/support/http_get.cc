@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "common/curl_trust.h"
 
 namespace tidepool::testing {
 namespace {
@@ -34,10 +35,11 @@ absl::StatusOr<HttpResponse> HttpGet(const std::string& url, absl::Duration time
     header_list.reset(curl_slist_append(header_list.release(), header.c_str()));
   }
   if (header_list) curl_easy_setopt(curl.get(), CURLOPT_HTTPHEADER, header_list.get());
-  curl_blob ca{.data = const_cast<char*>(trust.ca_pem.data()),
-               .len = trust.ca_pem.size(),
-               .flags = CURL_BLOB_COPY};
-  if (!trust.ca_pem.empty()) curl_easy_setopt(curl.get(), CURLOPT_CAINFO_BLOB, &ca);
+  if (!trust.ca_pem.empty()) {
+    if (absl::Status trusted = common::TrustOnlyCa(curl.get(), trust.ca_pem); !trusted.ok()) {
+      return trusted;
+    }
+  }
   std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> connect_to(
       trust.connect_to.empty() ? nullptr : curl_slist_append(nullptr, trust.connect_to.c_str()),
       curl_slist_free_all);
