@@ -208,7 +208,8 @@ inline constexpr char kComponentRemovedReason[] = "ComponentRemoved";
 inline constexpr char kLoginUsersInvalidReason[] = "LoginUsersInvalid";
 inline constexpr char kHostKeysInvalidReason[] = "HostKeysInvalid";
 // RestApiAvailable False: the generated Secret "<cluster>-restapi-tls" is not this
-// cluster's, lacks a file, or holds a certificate that expires within 30 days.
+// cluster's, lacks a file, or holds a certificate whose key or CA does not verify, that
+// does not name the Service, or that expires within 30 days.
 inline constexpr char kRestApiTlsInvalidReason[] = "RestApiTlsInvalid";
 // The ordered teardown of a SlurmCluster being deleted (Ready False while it runs).
 inline constexpr char kTerminatingReason[] = "Terminating";

@@ -46,7 +46,7 @@ absl::StatusOr<RestApiTlsVerdict> RestApiStep::EnsureTlsSecret(const v1::SlurmCl
        },
        .check =
            [&](absl::string_view json) {
-             checked = CheckRestApiTlsSecret(spec, cluster_domain_, json, absl::Now());
+             checked = CheckRestApiTlsSecret(spec, json, absl::Now());
              return checked.verdict;
            }});
   if (!secret.ok()) return secret.status();
@@ -78,7 +78,9 @@ absl::StatusOr<ComponentPlan> RestApiStep::Plan(const v1::SlurmCluster& spec,
       .workload_cache = informers_.deployments,
       .workload_name = name,
       .ready_replicas_of = &AvailableReplicasOfDeployment,
-      .description = absl::StrCat("slurmrestd Deployment ", name)};
+      .description = absl::StrCat("slurmrestd Deployment ", name),
+      // The TLS Secret is read, not watched: a deleted one is made again within this.
+      .recheck_after = kSecretRecheck};
 }
 
 }  // namespace tidepool::cluster

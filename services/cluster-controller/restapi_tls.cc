@@ -120,16 +120,23 @@ absl::StatusOr<std::string> CertificatePem(X509* cert) {
   return Pem("a certificate", [&](BIO* bio) { return PEM_write_bio_X509(bio, cert); });
 }
 
-// The Secret's file `name`, decoded; empty when absent or not base64.
-std::string SecretFile(const rapidjson::Value* data, const char* name) {
+// The Secret's file `name`, decoded into `out`; else what is wrong with it, as a verb phrase.
+std::string ReadSecretFile(const rapidjson::Value* data, const char* name, std::string& out) {
   const rapidjson::Value* value = data != nullptr ? k8s::FindMember(*data, name) : nullptr;
-  std::string decoded;
-  if (value == nullptr || !value->IsString() ||
-      !absl::Base64Unescape(absl::string_view(value->GetString(), value->GetStringLength()),
-                            &decoded)) {
-    return "";
+  if (value == nullptr || !value->IsString() || value->GetStringLength() == 0) {
+    return absl::StrCat("has no data key \"", name, "\"");
   }
-  return decoded;
+  if (!absl::Base64Unescape(absl::string_view(value->GetString(), value->GetStringLength()),
+                            &out)) {
+    return absl::StrCat("has data key \"", name, "\" that is not base64");
+  }
+  return "";
+}
+
+// The name the syncer checks the certificate for: <cluster>-restapi.<namespace>.svc.
+std::string ServiceHost(const v1::SlurmCluster& cluster) {
+  return absl::StrCat(api::RestApiName(cluster.metadata().name()), ".",
+                      cluster.metadata().namespace_(), ".svc");
 }
 
 // What makes the certificate unusable for the cluster's Service; "" when it is usable.
@@ -144,8 +151,8 @@ std::string CertificateProblem(const RestApiTls& tls, const std::string& service
   std::unique_ptr<BIO, BioFree> bio(
       BIO_new_mem_buf(tls.cert_pem.data(), static_cast<int>(tls.cert_pem.size())));
   Certificate cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
-  if (cert == nullptr ||
-      X509_check_host(cert.get(), service_name.data(), service_name.size(), 0, nullptr) != 1) {
+  if (cert == nullptr || X509_check_host(cert.get(), service_name.data(), service_name.size(),
+                                         X509_CHECK_FLAG_NEVER_CHECK_SUBJECT, nullptr) != 1) {
     return absl::StrCat("holds a tls.crt that does not name ", service_name);
   }
   absl::StatusOr<absl::Time> not_after = common::CertificateNotAfter(tls.cert_pem);
@@ -163,8 +170,8 @@ std::vector<std::string> RestApiDnsNames(const v1::SlurmCluster& cluster,
                                          absl::string_view cluster_domain) {
   const std::string service = api::RestApiName(cluster.metadata().name());
   const std::string& ns = cluster.metadata().namespace_();
-  return {service, absl::StrCat(service, ".", ns), absl::StrCat(service, ".", ns, ".svc"),
-          absl::StrCat(service, ".", ns, ".svc.", cluster_domain)};
+  return {service, absl::StrCat(service, ".", ns), ServiceHost(cluster),
+          absl::StrCat(ServiceHost(cluster), ".", cluster_domain)};
 }
 
 absl::StatusOr<RestApiTls> GenerateRestApiTls(const v1::SlurmCluster& cluster,
@@ -229,7 +236,6 @@ std::string RestApiTlsSecretBody(const v1::SlurmCluster& cluster, const RestApiT
 }
 
 RestApiTlsVerdict CheckRestApiTlsSecret(const v1::SlurmCluster& cluster,
-                                        absl::string_view cluster_domain,
                                         absl::string_view secret_json, absl::Time now) {
   const std::string name = api::RestApiTlsSecretName(cluster.metadata().name());
   const std::string quoted = absl::StrCat("\"", name, "\"");
@@ -245,16 +251,15 @@ RestApiTlsVerdict CheckRestApiTlsSecret(const v1::SlurmCluster& cluster,
   }
   absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(secret_json, "Secret");
   const rapidjson::Value* data = doc.ok() ? k8s::FindMember(*doc, "data") : nullptr;
-  const RestApiTls tls{.ca_pem = SecretFile(data, kTlsCaFile),
-                       .cert_pem = SecretFile(data, kTlsCertFile),
-                       .key_pem = SecretFile(data, kTlsKeyFile)};
+  RestApiTls tls;
   for (const auto& [file, content] : {std::pair{kTlsCaFile, &tls.ca_pem},
                                       {kTlsCertFile, &tls.cert_pem},
                                       {kTlsKeyFile, &tls.key_pem}}) {
-    if (content->empty()) return unusable(absl::StrCat("has no data key \"", file, "\""));
+    if (std::string wrong = ReadSecretFile(data, file, *content); !wrong.empty()) {
+      return unusable(wrong);
+    }
   }
-  const std::string problem =
-      CertificateProblem(tls, RestApiDnsNames(cluster, cluster_domain)[2], name, now);
+  const std::string problem = CertificateProblem(tls, ServiceHost(cluster), name, now);
   if (!problem.empty()) return unusable(problem);
   return {.verdict = {.usable = true}, .cert_digest = TlsCertDigest(tls.cert_pem)};
 }

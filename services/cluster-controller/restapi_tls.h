@@ -64,7 +64,6 @@ std::string TlsCertDigest(const std::string& cert_pem);
 // all three files, the certificate chains to its CA, names the Service and is valid for
 // longer than kRestApiTlsRenewBefore; otherwise what is wrong and what to do.
 RestApiTlsVerdict CheckRestApiTlsSecret(const v1::SlurmCluster& cluster,
-                                        absl::string_view cluster_domain,
                                         absl::string_view secret_json, absl::Time now);
 
 }  // namespace tidepool::cluster

@@ -4,6 +4,7 @@
 // served cluster's Service and TLS Secret: restapi_url.h).
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -17,5 +18,12 @@ struct RestEndpoint {
 };
 
 using RestEndpointResolver = std::function<absl::StatusOr<RestEndpoint>()>;
+
+// The endpoint to connect with, given what was just read and the last one read well: the
+// one read; or, when reading failed for want of the API server (not FailedPrecondition: an
+// object missing or unusable, which a person changed), the last one, so an API server
+// outage does not keep the syncer from a slurmrestd it reached before.
+absl::StatusOr<RestEndpoint> EndpointToUse(absl::StatusOr<RestEndpoint> read,
+                                           const std::optional<RestEndpoint>& last);
 
 }  // namespace tidepool::syncer

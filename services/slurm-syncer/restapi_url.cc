@@ -5,8 +5,11 @@
 #include "absl/strings/str_cat.h"
 #include "cluster_object.h"
 #include "k8s/object_json.h"
+#include "k8s/ownership.h"
 #include "k8s/resource.h"
 #include "tidepool/naming.h"
+#include "tidepool/resource_types.h"
+#include "tidepool/resources.h"
 
 namespace tidepool::syncer {
 namespace {
@@ -56,8 +59,14 @@ absl::StatusOr<std::string> ConnectToFromService(absl::string_view service_json,
                       api::kSlurmrestdPort);
 }
 
-absl::StatusOr<std::string> CaFromTlsSecret(absl::string_view secret_json,
-                                            absl::string_view secret) {
+absl::StatusOr<std::string> CaFromTlsSecret(absl::string_view secret_json, absl::string_view secret,
+                                            absl::string_view cluster_uid) {
+  if (!k8s::IsControlledByUid(secret_json, cluster_uid)) {
+    return SecretProblem(secret,
+                         absl::StrCat("is not controlled by the SlurmCluster (uid ", cluster_uid,
+                                      "), so its CA is not trusted: delete "
+                                      "it to have the cluster-controller make one"));
+  }
   absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(secret_json, "Secret");
   if (!doc.ok()) return SecretProblem(secret, "cannot be read as a Secret");
   const rapidjson::Value* data = k8s::FindMember(*doc, "data");
@@ -92,11 +101,17 @@ absl::StatusOr<RestEndpoint> ReadRestEndpoint(k8s::Client& client, const api::Cl
     }
     endpoint.connect_to = *std::move(connect_to);
   }
+  absl::StatusOr<std::string> cluster_json =
+      GetClusterObject(client, api::SlurmClusters(), "SlurmCluster", ns, cluster.name, timeout);
+  if (!cluster_json.ok()) return cluster_json.status();
+  absl::StatusOr<k8s::ObjectMeta> cluster_meta = k8s::ParseObjectMeta(*cluster_json);
+  if (!cluster_meta.ok()) return cluster_meta.status();
   const std::string secret = api::RestApiTlsSecretName(cluster.name);
   absl::StatusOr<std::string> json =
       GetClusterObject(client, k8s::Secrets(), "Secret", ns, secret, timeout);
   if (!json.ok()) return json.status();
-  absl::StatusOr<std::string> ca = CaFromTlsSecret(*json, absl::StrCat(ns, "/", secret));
+  absl::StatusOr<std::string> ca =
+      CaFromTlsSecret(*json, absl::StrCat(ns, "/", secret), cluster_meta->uid);
   if (!ca.ok()) return ca.status();
   endpoint.ca_pem = *std::move(ca);
   return endpoint;

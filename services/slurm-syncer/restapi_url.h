@@ -28,12 +28,15 @@ absl::StatusOr<std::string> ConnectToFromService(absl::string_view service_json,
                                                  absl::string_view host);
 
 // The PEM of the Secret's ca.crt: FailedPrecondition naming `secret` ("hpc/x-restapi-tls")
-// when it is missing, not base64 or holds no certificate.
-absl::StatusOr<std::string> CaFromTlsSecret(absl::string_view secret_json,
-                                            absl::string_view secret);
+// when the SlurmCluster `cluster_uid` does not control it (a CA is trusted for its owner,
+// as the cluster-controller generated it, never for its name alone), or its ca.crt is
+// missing, not base64 or holds no certificate.
+absl::StatusOr<std::string> CaFromTlsSecret(absl::string_view secret_json, absl::string_view secret,
+                                            absl::string_view cluster_uid);
 
-// The endpoint of the cluster's slurmrestd: RestUrlByDns trusting the TLS Secret's CA, and
-// with `via_service` connected at the Service's ClusterIP. Errors name the object.
+// The endpoint of the cluster's slurmrestd: RestUrlByDns trusting the CA of the TLS Secret
+// the SlurmCluster controls, and with `via_service` connected at the Service's ClusterIP.
+// Errors name the object.
 absl::StatusOr<RestEndpoint> ReadRestEndpoint(k8s::Client& client, const api::ClusterRef& cluster,
                                               bool via_service, absl::Duration timeout);
 

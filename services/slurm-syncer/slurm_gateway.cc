@@ -61,13 +61,19 @@ absl::StatusOr<std::shared_ptr<Client>> SlurmGateway::ConnectedClient() {
   last_attempt_ = now;
   slurm::rest::ClientOptions options = options_;
   if (resolve_endpoint_ != nullptr) {
-    absl::StatusOr<RestEndpoint> endpoint = resolve_endpoint_();
+    absl::StatusOr<RestEndpoint> read = resolve_endpoint_();
+    absl::StatusOr<RestEndpoint> endpoint = EndpointToUse(read, last_endpoint_);
+    if (!read.ok() && endpoint.ok()) {
+      common::LogWarn("slurmrestd_endpoint_unread",
+                      {{"error", read.status()}, {"action", "connecting as last time"}});
+    }
     if (!endpoint.ok()) {
       last_failure_ =
           absl::Status(endpoint.status().code(),
                        absl::StrCat("cannot find slurmrestd: ", endpoint.status().message()));
       return last_failure_;
     }
+    last_endpoint_ = *endpoint;
     options.base_url = std::move(endpoint->base_url);
     options.ca_pem = std::move(endpoint->ca_pem);
     options.connect_to = std::move(endpoint->connect_to);

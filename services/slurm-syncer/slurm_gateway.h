@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,8 @@ class SlurmGateway {
   std::shared_ptr<slurm::rest::Client> client_ ABSL_GUARDED_BY(mutex_);
   absl::Status last_failure_ ABSL_GUARDED_BY(mutex_);
   absl::Time last_attempt_ ABSL_GUARDED_BY(mutex_) = absl::InfinitePast();
+  // The last endpoint resolve_endpoint_ read well (EndpointToUse).
+  std::optional<RestEndpoint> last_endpoint_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace tidepool::syncer

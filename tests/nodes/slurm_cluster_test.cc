@@ -281,6 +281,44 @@ TEST_CASE("a SlurmCluster and a NodeSet applied become a Slurm cluster of pods t
     INFO("slurmd's cached slurm.conf:\n" << cached);
     CHECK(slurmd_has_it);
 
+    // slurmrestd's certificate replaced by deleting its Secret: the cluster-controller makes
+    // a new one and rolls the slurmrestd pods, and slurm-syncer, refused by the new
+    // certificate, reads the new CA and connects again (the drain below goes through it).
+    const auto served_digest = [&] {
+      return TryKubectl(env, {"-n", ns, "get", "deployment", "research-restapi", "-o",
+                              "jsonpath={.spec.template.metadata.annotations.tidepool\\.dev/"
+                              "tls-cert-digest}"})
+          .value_or("");
+    };
+    const auto connections = [&] {
+      const std::string logs = services.Logs();
+      int n = 0;
+      for (size_t at = logs.find("event=slurmrestd_connected"); at != std::string::npos;
+           at = logs.find("event=slurmrestd_connected", at + 1)) {
+        ++n;
+      }
+      return n;
+    };
+    const std::string digest_before = served_digest();
+    REQUIRE(absl::StartsWith(digest_before, "sha256:"));
+    const int connections_before = connections();
+    MustKubectl(env, {"-n", ns, "delete", "secret", "research-restapi-tls"});
+    const bool rotated = PollUntil(
+                             [&] {
+                               const std::string now = served_digest();
+                               return absl::StartsWith(now, "sha256:") && now != digest_before;
+                             },
+                             absl::Seconds(90), absl::Seconds(1))
+                             .has_value();
+    INFO(services.Logs());
+    REQUIRE(rotated);
+    MustKubectl(env,
+                {"-n", ns, "rollout", "status", "deployment/research-restapi", "--timeout=120s"},
+                absl::Seconds(130));
+    CHECK(PollUntil([&] { return connections() > connections_before; }, absl::Seconds(60),
+                    absl::Seconds(1))
+              .has_value());
+
     // `kubectl drain` of a Node waits for the jobs on its slurmd pod: the cordon drains the
     // Slurm node, the compute PodDisruptionBudget refuses the eviction while the pod is
     // Ready (its SlurmNodeInUse gate True), and lets it through once the node is idle.

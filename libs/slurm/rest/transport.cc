@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "common/curl_trust.h"
 
 namespace tidepool::slurm::rest {
 namespace {
@@ -49,6 +50,7 @@ class CurlTransport final : public Transport {
 
   std::string Describe() const override {
     if (!options_.unix_socket.empty()) return absl::StrCat("unix:", options_.unix_socket);
+    if (!options_.connect_to.empty()) return absl::StrCat(base_, " (at ", options_.connect_to, ")");
     return base_;
   }
 
@@ -70,14 +72,19 @@ class CurlTransport final : public Transport {
     if (!options_.unix_socket.empty()) {
       curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, options_.unix_socket.c_str());
     }
-    curl_blob ca{.data = const_cast<char*>(options_.ca_pem.data()),
-                 .len = options_.ca_pem.size(),
-                 .flags = CURL_BLOB_NOCOPY};  // outlives the perform
-    if (!options_.ca_pem.empty()) curl_easy_setopt(c, CURLOPT_CAINFO_BLOB, &ca);
+    if (!options_.ca_pem.empty()) {
+      if (absl::Status trusted = common::TrustOnlyCa(c, options_.ca_pem); !trusted.ok()) {
+        return trusted;
+      }
+    }
     std::unique_ptr<curl_slist, SlistDeleter> connect_to(
         options_.connect_to.empty() ? nullptr
                                     : curl_slist_append(nullptr, options_.connect_to.c_str()));
-    if (connect_to != nullptr) curl_easy_setopt(c, CURLOPT_CONNECT_TO, connect_to.get());
+    if (connect_to != nullptr &&
+        curl_easy_setopt(c, CURLOPT_CONNECT_TO, connect_to.get()) != CURLE_OK) {
+      return absl::InternalError(
+          absl::StrCat("libcurl cannot connect to ", options_.connect_to, " instead"));
+    }
     curl_slist* raw_headers = nullptr;
     for (const Header& h : request.headers) {
       raw_headers = curl_slist_append(raw_headers, absl::StrCat(h.first, ": ", h.second).c_str());

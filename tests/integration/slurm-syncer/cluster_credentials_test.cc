@@ -271,12 +271,25 @@ TEST_CASE("--slurm_rest_address_from=service reads the restapi Service and TLS S
   // The certificate is checked against the CA of the cluster's TLS Secret, never the system's.
   const std::string tls = absl::StrCat(kCluster, "-restapi-tls");
   f.AwaitUnreadyBecause(absl::StrCat("Secret ", kNamespace, "/", tls, " not found"));
-  RequireOk(f.client
-                ->Create(k8s::Secrets(), kNamespace,
-                         absl::StrCat(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":")",
-                                      tls, R"("},"data":{"ca.crt":")",
-                                      absl::Base64Escape("not a certificate"), R"("}})"))
-                .status());
+  // One the SlurmCluster does not control is not trusted, whatever its name.
+  const auto put_tls = [&](const std::string& owner) {
+    (void)f.client->Delete(k8s::Secrets(), kNamespace, tls);
+    RequireOk(
+        f.client
+            ->Create(k8s::Secrets(), kNamespace,
+                     absl::StrCat(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":")", tls,
+                                  R"(")", owner, R"(},"data":{"ca.crt":")",
+                                  absl::Base64Escape("not a certificate"), R"("}})"))
+            .status());
+  };
+  put_tls("");
+  f.AwaitUnreadyBecause(
+      absl::StrCat("Secret ", kNamespace, "/", tls, " is not controlled by the SlurmCluster"));
+  absl::StatusOr<std::string> cluster = f.client->Get(api::SlurmClusters(), kNamespace, kCluster);
+  REQUIRE(cluster.ok());
+  put_tls(absl::StrCat(R"(,"ownerReferences":[{"apiVersion":"tidepool.dev/v1alpha1",)",
+                       R"("kind":"SlurmCluster","name":")", kCluster, R"(","uid":")",
+                       k8s::ParseObjectMeta(*cluster)->uid, R"(","controller":true}])"));
   f.AwaitUnreadyBecause(
       absl::StrCat("Secret ", kNamespace, "/", tls, " holds no PEM certificate under \"ca.crt\""));
 }

@@ -103,13 +103,13 @@ TEST_CASE("an existing TLS Secret is used only when it is the cluster's and work
   const v1::SlurmCluster cluster = ResearchCluster();
   const RestApiTls tls = Generate(cluster);
   const std::string secret = RestApiTlsSecretBody(cluster, tls);
-  const RestApiTlsVerdict usable = CheckRestApiTlsSecret(cluster, "cluster.local", secret, kNow);
+  const RestApiTlsVerdict usable = CheckRestApiTlsSecret(cluster, secret, kNow);
   CHECK(usable.verdict.usable);
   CHECK(usable.cert_digest == TlsCertDigest(tls.cert_pem));
   CHECK(absl::StartsWith(usable.cert_digest, "sha256:"));
 
   auto problem = [&](const std::string& json, absl::Time now = kNow) {
-    const RestApiTlsVerdict verdict = CheckRestApiTlsSecret(cluster, "cluster.local", json, now);
+    const RestApiTlsVerdict verdict = CheckRestApiTlsSecret(cluster, json, now);
     CHECK_FALSE(verdict.verdict.usable);
     CHECK(verdict.cert_digest.empty());
     CHECK(absl::StrContains(verdict.verdict.problem, "Secret \"research-restapi-tls\" "));
@@ -134,7 +134,7 @@ TEST_CASE("an existing TLS Secret is used only when it is the cluster's and work
   SECTION("a file that is not base64") {
     const std::string broken =
         absl::StrReplaceAll(secret, {{absl::Base64Escape(tls.key_pem), "*not base64*"}});
-    CHECK(absl::StrContains(problem(broken), "has no data key \"tls.key\""));
+    CHECK(absl::StrContains(problem(broken), "has data key \"tls.key\" that is not base64"));
   }
   SECTION("a key of another certificate") {
     CHECK(absl::StrContains(problem(WithFile(secret, kTlsKeyFile, Generate(cluster).key_pem)),
@@ -153,8 +153,7 @@ TEST_CASE("an existing TLS Secret is used only when it is the cluster's and work
                             "holds a tls.crt that does not name research-restapi.hpc.svc"));
   }
   SECTION("a certificate that expires within 30 days") {
-    CHECK(CheckRestApiTlsSecret(cluster, "cluster.local", secret,
-                                kNow + kRestApiTlsValidity - absl::Hours(24 * 31))
+    CHECK(CheckRestApiTlsSecret(cluster, secret, kNow + kRestApiTlsValidity - absl::Hours(24 * 31))
               .verdict.usable);
     CHECK(absl::StrContains(
         problem(secret, kNow + kRestApiTlsValidity - absl::Hours(24 * 29)),

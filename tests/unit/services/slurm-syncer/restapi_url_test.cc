@@ -42,22 +42,47 @@ TEST_CASE("a Service without a ClusterIP or the port gives no address") {
   CHECK_FALSE(ConnectToFromService("not json", "h").ok());
 }
 
+// A Secret's JSON with `data`, controlled by the SlurmCluster of `uid`.
+std::string Secret(const std::string& data, const std::string& uid = "uid-1") {
+  return absl::StrCat(R"({"metadata":{"ownerReferences":[{"apiVersion":"tidepool.dev/v1alpha1",)",
+                      R"("kind":"SlurmCluster","name":"research","uid":")", uid,
+                      R"(","controller":true}]},"data":)", data, "}");
+}
+
 TEST_CASE("the CA is the TLS Secret's ca.crt; a Secret without one says what is wrong") {
   const std::string pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
-  CHECK(*CaFromTlsSecret(absl::StrCat(R"({"data":{"ca.crt":")", absl::Base64Escape(pem), R"("}})"),
-                         "hpc/research-restapi-tls") == pem);
+  const std::string usable =
+      Secret(absl::StrCat(R"({"ca.crt":")", absl::Base64Escape(pem), R"("})"));
+  CHECK(*CaFromTlsSecret(usable, "hpc/research-restapi-tls", "uid-1") == pem);
   for (const auto& [json, problem] :
-       {std::pair<std::string, const char*>{R"({"data":{}})", "has no data key \"ca.crt\""},
-        {R"({"data":{"ca.crt":"*"}})", "that is not base64"},
-        {absl::StrCat(R"({"data":{"ca.crt":")", absl::Base64Escape("not a certificate"), R"("}})"),
+       {std::pair<std::string, const char*>{Secret("{}"), "has no data key \"ca.crt\""},
+        {Secret(R"({"ca.crt":"*"})"), "that is not base64"},
+        {Secret(absl::StrCat(R"({"ca.crt":")", absl::Base64Escape("not a certificate"), R"("})")),
          "holds no PEM certificate"},
-        {"[", "cannot be read as a Secret"}}) {
+        // Trusted for its owner, never for its name alone.
+        {Secret(absl::StrCat(R"({"ca.crt":")", absl::Base64Escape(pem), R"("})"), "uid-2"),
+         "is not controlled by the SlurmCluster (uid uid-1), so its CA is not trusted"},
+        {absl::StrCat(R"({"data":{"ca.crt":")", absl::Base64Escape(pem), R"("}})"),
+         "is not controlled by"}}) {
     INFO(json);
-    absl::StatusOr<std::string> ca = CaFromTlsSecret(json, "hpc/research-restapi-tls");
+    absl::StatusOr<std::string> ca = CaFromTlsSecret(json, "hpc/research-restapi-tls", "uid-1");
     CHECK(absl::IsFailedPrecondition(ca.status()));
     CHECK(absl::StrContains(ca.status().message(), "Secret hpc/research-restapi-tls "));
     CHECK(absl::StrContains(ca.status().message(), problem));
   }
+}
+
+TEST_CASE("an API server outage reuses the last endpoint; a missing object does not") {
+  const RestEndpoint last{.base_url = "https://a:6820", .ca_pem = "CA1"};
+  const RestEndpoint fresh{.base_url = "https://a:6820", .ca_pem = "CA2"};
+  CHECK(EndpointToUse(fresh, last)->ca_pem == "CA2");
+  CHECK(EndpointToUse(fresh, std::nullopt)->ca_pem == "CA2");
+  CHECK(EndpointToUse(absl::UnavailableError("API server down"), last)->ca_pem == "CA1");
+  CHECK(EndpointToUse(absl::DeadlineExceededError("slow"), last)->ca_pem == "CA1");
+  // The Secret deleted (being replaced) or unusable: wait for it, never the old CA.
+  CHECK(absl::IsFailedPrecondition(
+      EndpointToUse(absl::FailedPreconditionError("Secret hpc/x not found"), last).status()));
+  CHECK(absl::IsUnavailable(EndpointToUse(absl::UnavailableError("down"), std::nullopt).status()));
 }
 
 }  // namespace
