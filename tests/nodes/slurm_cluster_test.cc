@@ -291,13 +291,7 @@ TEST_CASE("a SlurmCluster and a NodeSet applied become a Slurm cluster of pods t
           .value_or("");
     };
     const auto connections = [&] {
-      const std::string logs = services.Logs();
-      int n = 0;
-      for (size_t at = logs.find("event=slurmrestd_connected"); at != std::string::npos;
-           at = logs.find("event=slurmrestd_connected", at + 1)) {
-        ++n;
-      }
-      return n;
+      return services.Logged("slurm-syncer", "slurmrestd_connected");
     };
     const std::string digest_before = served_digest();
     REQUIRE(absl::StartsWith(digest_before, "sha256:"));

@@ -80,6 +80,18 @@ std::string TidepoolServices::Logs() const {
   return all;
 }
 
+int TidepoolServices::Logged(const std::string& service, const std::string& event) const {
+  auto it = processes_.find(service);
+  if (it == processes_.end() || !it->second.has_value()) return 0;
+  const std::string output = it->second->Output();
+  const std::string what = absl::StrCat("event=", event, " ");
+  int n = 0;
+  for (size_t at = output.find(what); at != std::string::npos; at = output.find(what, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
 void TidepoolServices::Start(const std::string& name, const char* binary, uint16_t grpc_port,
                              std::vector<std::string> args) {
   // A restarted service keeps its HTTP port: a scrape target stays where it was.

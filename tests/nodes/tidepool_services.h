@@ -26,6 +26,8 @@ class TidepoolServices {
 
   // The last 3000 bytes of each service's output.
   std::string Logs() const;
+  // How many times `service` ("slurm-syncer") logged `event` so far, in all its output.
+  int Logged(const std::string& service, const std::string& event) const;
 
   // Each service's HTTP port on 127.0.0.1 (/metrics, /healthz), by service name.
   const std::map<std::string, uint16_t>& HttpPorts() const { return http_ports_; }
