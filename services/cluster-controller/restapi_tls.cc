@@ -223,9 +223,9 @@ std::string RestApiTlsSecretBody(const v1::SlurmCluster& cluster, const RestApiT
     WriteOwnedMetadata(w, cluster, api::RestApiTlsSecretName(cluster.metadata().name()),
                        api::kSlurmrestdComponent);
     k8s::WriteStringMember(w, "type", "kubernetes.io/tls");
-    // Replaced only by deleting it: the syncer then learns the new CA from a failed check.
-    w.Key("immutable");
-    w.Bool(true);
+    // Not immutable, unlike the other generated Secrets: it is replaced by deleting it, and
+    // kubelet stops watching an immutable Secret, so a new pod on a node where an old one
+    // still mounts it would get the deleted certificate (kubernetes/kubernetes#131589).
     w.Key("data");
     w.StartObject();
     k8s::WriteStringMember(w, kTlsCaFile, absl::Base64Escape(tls.ca_pem));

@@ -1,7 +1,7 @@
 #pragma once
 
-// slurmrestd's TLS certificate: generated once by the cluster-controller into the owned,
-// immutable Secret "<cluster>-restapi-tls" (type kubernetes.io/tls: ca.crt, tls.crt,
+// slurmrestd's TLS certificate: generated once by the cluster-controller into the owned
+// Secret "<cluster>-restapi-tls" (type kubernetes.io/tls: ca.crt, tls.crt,
 // tls.key), mounted by the TLS front of every slurmrestd pod and trusted by slurm-syncer,
 // which reads ca.crt. A CA of its own signs the server certificate, which names the
 // Service "<cluster>-restapi" by every DNS name a client in the cluster may use; the CA's
@@ -46,7 +46,7 @@ std::vector<std::string> RestApiDnsNames(const v1::SlurmCluster& cluster,
 absl::StatusOr<RestApiTls> GenerateRestApiTls(const v1::SlurmCluster& cluster,
                                               absl::string_view cluster_domain, absl::Time now);
 
-// The body to POST for the Secret holding `tls`: immutable, owned by the cluster, labelled
+// The body to POST for the Secret holding `tls`: owned by the cluster, labelled
 // with the slurmrestd component.
 std::string RestApiTlsSecretBody(const v1::SlurmCluster& cluster, const RestApiTls& tls);
 

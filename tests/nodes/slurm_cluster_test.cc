@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -24,6 +25,7 @@
 #include "nodes/ssh_client.h"
 #include "nodes/tidepool_services.h"
 #include "support/eventually.h"
+#include "support/http_get.h"
 #include "support/testenv.h"
 
 namespace tidepool::testing {
@@ -293,6 +295,23 @@ TEST_CASE("a SlurmCluster and a NodeSet applied become a Slurm cluster of pods t
     const auto connections = [&] {
       return services.Logged("slurm-syncer", "slurmrestd_connected");
     };
+    const auto secret_ca = [&] {
+      std::string ca;
+      REQUIRE(
+          absl::Base64Unescape(MustKubectl(env, {"-n", ns, "get", "secret", "research-restapi-tls",
+                                                 "-o", R"(jsonpath={.data.ca\.crt})"}),
+                               &ca));
+      return ca;
+    };
+    // A TLS handshake with slurmrestd through its Service, trusting `ca` only.
+    const auto handshake = [&](const std::string& ca) {
+      const std::string ip = MustKubectl(env, {"-n", ns, "get", "service", "research-restapi", "-o",
+                                               "jsonpath={.spec.clusterIP}"});
+      const std::string host = absl::StrCat("research-restapi.", ns, ".svc");
+      return HttpGet(absl::StrCat("https://", host, ":6820/openapi/v3"), absl::Seconds(5), {},
+                     {.ca_pem = ca, .connect_to = absl::StrCat(host, ":6820:", ip, ":6820")});
+    };
+    const std::string ca_before = secret_ca();
     const std::string digest_before = served_digest();
     REQUIRE(absl::StartsWith(digest_before, "sha256:"));
     const int connections_before = connections();
@@ -309,9 +328,27 @@ TEST_CASE("a SlurmCluster and a NodeSet applied become a Slurm cluster of pods t
     MustKubectl(env,
                 {"-n", ns, "rollout", "status", "deployment/research-restapi", "--timeout=120s"},
                 absl::Seconds(130));
-    CHECK(PollUntil([&] { return connections() > connections_before; }, absl::Seconds(60),
-                    absl::Seconds(1))
-              .has_value());
+    // The new pods serve the new certificate, even on a node where an old pod mounted the
+    // deleted Secret (kubelet keeps a deleted immutable Secret for new pods there).
+    const std::string ca_after = secret_ca();
+    REQUIRE(ca_after != ca_before);
+    // (Polled only for kube-proxy to drop the old pod: a stale certificate would stay.)
+    absl::StatusOr<HttpResponse> with_new_ca;
+    const bool new_ca_only = PollUntil(
+                                 [&] {
+                                   with_new_ca = handshake(ca_after);
+                                   return with_new_ca.ok() && !handshake(ca_before).ok();
+                                 },
+                                 absl::Seconds(20), absl::Seconds(1))
+                                 .has_value();
+    INFO((with_new_ca.ok() ? std::string("answered") : with_new_ca.status().ToString()));
+    CHECK(new_ca_only);
+    const bool reconnected = PollUntil([&] { return connections() > connections_before; },
+                                       absl::Seconds(60), absl::Seconds(1))
+                                 .has_value();
+    INFO("slurm-syncer's slurmrestd lines:\n" << services.LinesWith("slurm-syncer", "slurmrestd"));
+    INFO(TryKubectl(env, {"-n", ns, "get", "pods,endpointslices", "-o", "wide"}).value_or(""));
+    CHECK(reconnected);
 
     // `kubectl drain` of a Node waits for the jobs on its slurmd pod: the cordon drains the
     // Slurm node, the compute PodDisruptionBudget refuses the eviction while the pod is

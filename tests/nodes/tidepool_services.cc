@@ -4,6 +4,7 @@
 #include <csignal>
 #include <cstdlib>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "nodes/kubectl_helpers.h"
@@ -90,6 +91,16 @@ int TidepoolServices::Logged(const std::string& service, const std::string& even
     ++n;
   }
   return n;
+}
+
+std::string TidepoolServices::LinesWith(const std::string& service, const std::string& text) const {
+  auto it = processes_.find(service);
+  if (it == processes_.end() || !it->second.has_value()) return "";
+  std::string found;
+  for (absl::string_view line : absl::StrSplit(it->second->Output(), '\n')) {
+    if (absl::StrContains(line, text)) absl::StrAppend(&found, line, "\n");
+  }
+  return found;
 }
 
 void TidepoolServices::Start(const std::string& name, const char* binary, uint16_t grpc_port,

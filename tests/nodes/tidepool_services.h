@@ -28,6 +28,8 @@ class TidepoolServices {
   std::string Logs() const;
   // How many times `service` ("slurm-syncer") logged `event` so far, in all its output.
   int Logged(const std::string& service, const std::string& event) const;
+  // Every line of `service`'s output that holds `text`, in all its output.
+  std::string LinesWith(const std::string& service, const std::string& text) const;
 
   // Each service's HTTP port on 127.0.0.1 (/metrics, /healthz), by service name.
   const std::map<std::string, uint16_t>& HttpPorts() const { return http_ports_; }

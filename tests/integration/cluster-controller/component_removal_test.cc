@@ -524,7 +524,7 @@ TEST_CASE(
   absl::StatusOr<std::string> secret = f.client->Get(k8s::Secrets(), kNamespace, tls);
   REQUIRE(secret.ok());
   CHECK(absl::StrContains(*secret, R"("type":"kubernetes.io/tls")"));
-  CHECK(absl::StrContains(*secret, R"("immutable":true)"));
+  CHECK_FALSE(absl::StrContains(*secret, R"("immutable")"));
   CHECK(absl::StrContains(*secret, cluster_uid));  // its owner
   for (const char* file : {R"("ca.crt":")", R"("tls.crt":")", R"("tls.key":")"}) {
     CHECK(absl::StrContains(*secret, file));

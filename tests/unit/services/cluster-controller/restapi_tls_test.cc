@@ -85,7 +85,7 @@ TEST_CASE("a generated certificate names the Service and chains to a CA of its o
   CHECK(Generate(cluster).key_pem != tls.key_pem);
 }
 
-TEST_CASE("the TLS Secret is a kubernetes.io/tls Secret, immutable and owned by the cluster") {
+TEST_CASE("the TLS Secret is a kubernetes.io/tls Secret owned by the cluster, not immutable") {
   const v1::SlurmCluster cluster = ResearchCluster();
   const RestApiTls tls{.ca_pem = "CA", .cert_pem = "CERT", .key_pem = "KEY"};
   const rapidjson::Document secret = Parse(RestApiTlsSecretBody(cluster, tls));
@@ -93,7 +93,8 @@ TEST_CASE("the TLS Secret is a kubernetes.io/tls Secret, immutable and owned by 
   CHECK(StringAt(secret, {"metadata", "labels", "tidepool.dev/component"}) == "slurmrestd");
   CHECK(StringAt(secret, {"metadata", "ownerReferences", "0", "uid"}) == "uid-1");
   CHECK(StringAt(secret, {"type"}) == "kubernetes.io/tls");
-  CHECK(At(secret, {"immutable"})->GetBool());
+  // Replaced by deletion: kubelet would keep serving a deleted immutable Secret to new pods.
+  CHECK(At(secret, {"immutable"}) == nullptr);
   CHECK(StringAt(secret, {"data", "ca.crt"}) == absl::Base64Escape("CA"));
   CHECK(StringAt(secret, {"data", "tls.crt"}) == absl::Base64Escape("CERT"));
   CHECK(StringAt(secret, {"data", "tls.key"}) == absl::Base64Escape("KEY"));
