@@ -9,6 +9,7 @@
 #include "k8s/object_json.h"
 #include "k8s/ownership.h"
 #include "k8s/quantity.h"
+#include "k8s/secret_data.h"
 #include "manifest_writing.h"
 #include "owned_metadata.h"
 #include "tidepool/contract.h"
@@ -255,14 +256,10 @@ absl::Status CheckCredentialsSecret(absl::string_view secret_json) {
   if (!doc.ok()) return doc.status();
   const rapidjson::Value* metadata = k8s::FindMember(*doc, "metadata");
   const std::string name = metadata != nullptr ? k8s::StringMember(*metadata, "name") : "";
-  const rapidjson::Value* data = k8s::FindMember(*doc, "data");
   for (const char* key : {kCredentialsUsernameKey, kCredentialsPasswordKey}) {
-    const rapidjson::Value* encoded = data != nullptr ? k8s::FindMember(*data, key) : nullptr;
-    std::string value;
-    if (encoded == nullptr || !encoded->IsString() ||
-        !absl::Base64Unescape(absl::string_view(encoded->GetString(), encoded->GetStringLength()),
-                              &value) ||
-        value.empty()) {
+    absl::StatusOr<std::string> decoded = k8s::SecretDataValue(*doc, key);
+    const std::string value = decoded.ok() ? *std::move(decoded) : "";
+    if (value.empty()) {
       return absl::FailedPreconditionError(
           absl::StrCat("Secret \"", name, "\" has no non-empty data key \"", key,
                        "\"; slurmdbd reads the database's username and password from it"));

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "k8s/object_json.h"
 #include "k8s/ownership.h"
+#include "k8s/secret_data.h"
 #include "manifest_writing.h"
 #include "owned_metadata.h"
 #include "rapidjson/stringbuffer.h"
@@ -23,22 +24,11 @@ constexpr size_t kMinimumKeyBytes = 32;
 // What is wrong with the key a Secret holds ("" when nothing), as the end of a sentence
 // that starts with the Secret: its length at most, never its bytes.
 std::string KeyProblem(const AuthKeyKind& kind, absl::string_view secret_json) {
-  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(secret_json, "Secret");
-  if (!doc.ok()) return "cannot be read as a Secret";
-  const rapidjson::Value* data = k8s::FindMember(*doc, "data");
-  const rapidjson::Value* encoded =
-      data != nullptr ? k8s::FindMember(*data, kind.data_key) : nullptr;
-  if (encoded == nullptr || !encoded->IsString()) {
-    return absl::StrCat("has no data key \"", kind.data_key, "\"");
-  }
-  std::string key;
-  if (!absl::Base64Unescape(absl::string_view(encoded->GetString(), encoded->GetStringLength()),
-                            &key)) {
-    return absl::StrCat("has data key \"", kind.data_key, "\" that is not base64");
-  }
-  if (key.size() < kind.minimum_bytes) {
-    return absl::StrCat("holds a ", kind.what, " of ", key.size(), " bytes under \"", kind.data_key,
-                        "\", fewer than the ", kind.minimum_bytes, " needed");
+  absl::StatusOr<std::string> key = k8s::SecretDataValue(secret_json, kind.data_key);
+  if (!key.ok()) return std::string(key.status().message());
+  if (key->size() < kind.minimum_bytes) {
+    return absl::StrCat("holds a ", kind.what, " of ", key->size(), " bytes under \"",
+                        kind.data_key, "\", fewer than the ", kind.minimum_bytes, " needed");
   }
   return "";
 }

@@ -16,6 +16,7 @@
 #include "common/grpc_tls.h"
 #include "k8s/object_json.h"
 #include "k8s/ownership.h"
+#include "k8s/secret_data.h"
 #include "manifest_writing.h"
 #include "owned_metadata.h"
 #include "slurm/conf/content_hash.h"
@@ -118,19 +119,6 @@ absl::StatusOr<Certificate> Issue(const CertificateShape& shape, EVP_PKEY* key, 
 
 absl::StatusOr<std::string> CertificatePem(X509* cert) {
   return Pem("a certificate", [&](BIO* bio) { return PEM_write_bio_X509(bio, cert); });
-}
-
-// The Secret's file `name`, decoded into `out`; else what is wrong with it, as a verb phrase.
-std::string ReadSecretFile(const rapidjson::Value* data, const char* name, std::string& out) {
-  const rapidjson::Value* value = data != nullptr ? k8s::FindMember(*data, name) : nullptr;
-  if (value == nullptr || !value->IsString() || value->GetStringLength() == 0) {
-    return absl::StrCat("has no data key \"", name, "\"");
-  }
-  if (!absl::Base64Unescape(absl::string_view(value->GetString(), value->GetStringLength()),
-                            &out)) {
-    return absl::StrCat("has data key \"", name, "\" that is not base64");
-  }
-  return "";
 }
 
 // The name the syncer checks the certificate for: <cluster>-restapi.<namespace>.svc.
@@ -250,14 +238,14 @@ RestApiTlsVerdict CheckRestApiTlsSecret(const v1::SlurmCluster& cluster,
                                  "\" (uid ", cluster.metadata().uid(), ")"));
   }
   absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(secret_json, "Secret");
-  const rapidjson::Value* data = doc.ok() ? k8s::FindMember(*doc, "data") : nullptr;
+  if (!doc.ok()) return unusable("cannot be read as a Secret");
   RestApiTls tls;
   for (const auto& [file, content] : {std::pair{kTlsCaFile, &tls.ca_pem},
                                       {kTlsCertFile, &tls.cert_pem},
                                       {kTlsKeyFile, &tls.key_pem}}) {
-    if (std::string wrong = ReadSecretFile(data, file, *content); !wrong.empty()) {
-      return unusable(wrong);
-    }
+    absl::StatusOr<std::string> value = k8s::SecretDataValue(*doc, file);
+    if (!value.ok()) return unusable(value.status().message());
+    *content = *std::move(value);
   }
   const std::string problem = CertificateProblem(tls, ServiceHost(cluster), name, now);
   if (!problem.empty()) return unusable(problem);

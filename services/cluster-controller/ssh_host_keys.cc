@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "k8s/object_json.h"
 #include "k8s/ownership.h"
+#include "k8s/secret_data.h"
 #include "manifest_writing.h"
 #include "owned_metadata.h"
 #include "tidepool/contract.h"
@@ -73,12 +74,10 @@ SecretVerdict CheckSshHostKeySecret(const v1::SlurmCluster& cluster,
                                     "), so its key is not used as the login pods' SSH host key: "
                                     "delete it to have a new one generated")};
   }
-  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(secret_json, "Secret");
-  const rapidjson::Value* data = doc.ok() ? k8s::FindMember(*doc, "data") : nullptr;
-  const rapidjson::Value* key = data != nullptr ? k8s::FindMember(*data, kSshHostKeyFile) : nullptr;
-  if (key == nullptr || !key->IsString() || key->GetStringLength() == 0) {
-    return {.problem = absl::StrCat("Secret ", name, " has no data key \"", kSshHostKeyFile,
-                                    "\": delete it to have a new one generated")};
+  if (absl::StatusOr<std::string> key = k8s::SecretDataValue(secret_json, kSshHostKeyFile);
+      !key.ok()) {
+    return {.problem = absl::StrCat("Secret ", name, " ", key.status().message(),
+                                    ": delete it to have a new one generated")};
   }
   return {.usable = true};
 }

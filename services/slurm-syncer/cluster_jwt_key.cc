@@ -1,22 +1,16 @@
 #include "cluster_jwt_key.h"
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "cluster_object.h"
 #include "k8s/object_json.h"
 #include "k8s/resource.h"
+#include "k8s/secret_data.h"
 #include "tidepool/naming.h"
 #include "tidepool/resource_types.h"
 #include "tidepool/resources.h"
 
 namespace tidepool::syncer {
-namespace {
-
-absl::Status SecretProblem(absl::string_view secret, absl::string_view problem) {
-  return absl::FailedPreconditionError(absl::StrCat("Secret ", secret, " ", problem));
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::string JwtKeySecretNameOf(const v1::SlurmCluster& cluster) {
   const std::string& named = cluster.spec().auth().jwt_key_secret();
@@ -25,24 +19,12 @@ std::string JwtKeySecretNameOf(const v1::SlurmCluster& cluster) {
 
 absl::StatusOr<std::string> JwtKeyFromSecret(absl::string_view secret_json,
                                              absl::string_view secret) {
-  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(secret_json, "Secret");
-  if (!doc.ok()) return SecretProblem(secret, "cannot be read as a Secret");
-  const rapidjson::Value* data = k8s::FindMember(*doc, "data");
-  const rapidjson::Value* encoded =
-      data != nullptr ? k8s::FindMember(*data, api::kJwtKeyFile) : nullptr;
-  if (encoded == nullptr || !encoded->IsString()) {
-    return SecretProblem(secret, absl::StrCat("has no data key \"", api::kJwtKeyFile, "\""));
-  }
-  std::string key;
-  if (!absl::Base64Unescape(absl::string_view(encoded->GetString(), encoded->GetStringLength()),
-                            &key)) {
-    return SecretProblem(
-        secret, absl::StrCat("has data key \"", api::kJwtKeyFile, "\" that is not base64"));
-  }
-  if (key.size() < kMinimumJwtKeyBytes) {
-    return SecretProblem(
-        secret, absl::StrCat("holds a JWT key of ", key.size(), " bytes under \"", api::kJwtKeyFile,
-                             "\", fewer than the ", kMinimumJwtKeyBytes, " needed"));
+  absl::StatusOr<std::string> key = k8s::SecretDataValue(secret_json, api::kJwtKeyFile);
+  if (!key.ok()) return SecretProblem(secret, key.status().message());
+  if (key->size() < kMinimumJwtKeyBytes) {
+    return SecretProblem(secret, absl::StrCat("holds a JWT key of ", key->size(), " bytes under \"",
+                                              api::kJwtKeyFile, "\", fewer than the ",
+                                              kMinimumJwtKeyBytes, " needed"));
   }
   return key;
 }

@@ -16,4 +16,8 @@ absl::StatusOr<std::string> GetClusterObject(k8s::Client& client, const k8s::Res
                                                          ": ", json.status().message()));
 }
 
+absl::Status SecretProblem(absl::string_view secret, absl::string_view problem) {
+  return absl::FailedPreconditionError(absl::StrCat("Secret ", secret, " ", problem));
+}
+
 }  // namespace tidepool::syncer

@@ -19,4 +19,8 @@ absl::StatusOr<std::string> GetClusterObject(k8s::Client& client, const k8s::Res
                                              absl::string_view kind, absl::string_view ns,
                                              absl::string_view name, absl::Duration timeout);
 
+// FailedPrecondition "Secret <secret> <problem>": a Secret the served cluster depends on that
+// cannot be used, `problem` a phrase such as k8s::SecretDataValue's.
+absl::Status SecretProblem(absl::string_view secret, absl::string_view problem);
+
 }  // namespace tidepool::syncer

@@ -1,12 +1,12 @@
 #include "restapi_url.h"
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "cluster_object.h"
 #include "k8s/object_json.h"
 #include "k8s/ownership.h"
 #include "k8s/resource.h"
+#include "k8s/secret_data.h"
 #include "tidepool/naming.h"
 #include "tidepool/resource_types.h"
 #include "tidepool/resources.h"
@@ -23,10 +23,6 @@ bool ServesRestPort(const rapidjson::Value& spec) {
     if (k8s::IntMember(port, "port") == api::kSlurmrestdPort) return true;
   }
   return false;
-}
-
-absl::Status SecretProblem(absl::string_view secret, absl::string_view problem) {
-  return absl::FailedPreconditionError(absl::StrCat("Secret ", secret, " ", problem));
 }
 
 }  // namespace
@@ -67,19 +63,9 @@ absl::StatusOr<std::string> CaFromTlsSecret(absl::string_view secret_json, absl:
                                       "), so its CA is not trusted: delete "
                                       "it to have the cluster-controller make one"));
   }
-  absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(secret_json, "Secret");
-  if (!doc.ok()) return SecretProblem(secret, "cannot be read as a Secret");
-  const rapidjson::Value* data = k8s::FindMember(*doc, "data");
-  const rapidjson::Value* encoded = data != nullptr ? k8s::FindMember(*data, kCaFile) : nullptr;
-  if (encoded == nullptr || !encoded->IsString()) {
-    return SecretProblem(secret, absl::StrCat("has no data key \"", kCaFile, "\""));
-  }
-  std::string ca;
-  if (!absl::Base64Unescape(absl::string_view(encoded->GetString(), encoded->GetStringLength()),
-                            &ca)) {
-    return SecretProblem(secret, absl::StrCat("has data key \"", kCaFile, "\" that is not base64"));
-  }
-  if (!absl::StrContains(ca, "-----BEGIN CERTIFICATE-----")) {
+  absl::StatusOr<std::string> ca = k8s::SecretDataValue(secret_json, kCaFile);
+  if (!ca.ok()) return SecretProblem(secret, ca.status().message());
+  if (!absl::StrContains(*ca, "-----BEGIN CERTIFICATE-----")) {
     return SecretProblem(secret, absl::StrCat("holds no PEM certificate under \"", kCaFile, "\""));
   }
   return ca;
