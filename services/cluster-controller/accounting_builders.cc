@@ -35,13 +35,7 @@ std::string CredentialsFile(const char* key) {
 }
 
 void WriteMariaDbContainer(JsonWriter& w, const v1::SlurmCluster& cluster) {
-  w.StartObject();
-  k8s::WriteStringMember(w, "name", "mariadb");
-  k8s::WriteStringMember(w, "image", cluster.spec().images().accounting_database());
-  w.Key("args");
-  w.StartArray();
-  w.String("mariadbd");
-  w.EndArray();
+  StartContainer(w, "mariadb", cluster.spec().images().accounting_database(), {"mariadbd"});
   WriteEnv(w, {{"TIDEPOOL_DB_NAME", kDefaultAccountingDatabase},
                {"TIDEPOOL_DB_USER", kDatabaseUser},
                {"TIDEPOOL_DB_PASSWORD_FILE", CredentialsFile(kCredentialsPasswordKey)}});
@@ -107,14 +101,7 @@ void WriteDataClaimTemplate(JsonWriter& w, const v1::SlurmCluster& cluster,
 
 void WriteSlurmdbdContainer(JsonWriter& w, const v1::SlurmCluster& cluster) {
   const AccountingDatabase database = AccountingDatabaseOf(cluster);
-  w.StartObject();
-  k8s::WriteStringMember(w, "name", "slurmdbd");
-  k8s::WriteStringMember(w, "image", cluster.spec().images().accounting());
-  w.Key("args");
-  w.StartArray();
-  w.String("slurmdbd");
-  w.String("-D");
-  w.EndArray();
+  StartContainer(w, "slurmdbd", cluster.spec().images().accounting(), {"slurmdbd", "-D"});
   WriteEnv(w, {{"TIDEPOOL_SLURM_CONFIG_DIR", kSlurmConfigMountPath},
                {"TIDEPOOL_MUNGE_KEY", absl::StrCat(kMungeKeyMountPath, "/", api::kMungeKeyFile)},
                {"TIDEPOOL_JWT_KEY", absl::StrCat(kJwtKeyMountPath, "/", api::kJwtKeyFile)},

@@ -75,14 +75,7 @@ void WriteResources(JsonWriter& w, const v1::SlurmCluster& cluster) {
 }
 
 void WriteSlurmctldContainer(JsonWriter& w, const v1::SlurmCluster& cluster) {
-  w.StartObject();
-  k8s::WriteStringMember(w, "name", "slurmctld");
-  k8s::WriteStringMember(w, "image", cluster.spec().images().controller());
-  w.Key("args");
-  w.StartArray();
-  w.String("slurmctld");
-  w.String("-D");
-  w.EndArray();
+  StartContainer(w, "slurmctld", cluster.spec().images().controller(), {"slurmctld", "-D"});
   WriteEnv(w, {{"TIDEPOOL_SLURM_CONFIG_DIR", kSlurmConfigMountPath},
                {"TIDEPOOL_MUNGE_KEY", absl::StrCat(kMungeKeyMountPath, "/", api::kMungeKeyFile)},
                {"TIDEPOOL_JWT_KEY", absl::StrCat(kJwtKeyMountPath, "/", api::kJwtKeyFile)},

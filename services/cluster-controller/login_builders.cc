@@ -21,14 +21,8 @@ bool HasSssd(const v1::SlurmCluster& cluster) {
 }
 
 void WriteSshdContainer(JsonWriter& w, const v1::SlurmCluster& cluster) {
-  w.StartObject();
-  k8s::WriteStringMember(w, "name", "sshd");
-  k8s::WriteStringMember(w, "image", cluster.spec().images().login());
   // Spelled out rather than the image's CMD: the entrypoint installs the host key for it.
-  w.Key("args");
-  w.StartArray();
-  for (const char* arg : {"/usr/sbin/sshd", "-D", "-e"}) w.String(arg);
-  w.EndArray();
+  StartContainer(w, "sshd", cluster.spec().images().login(), {"/usr/sbin/sshd", "-D", "-e"});
   const std::string munge_key = absl::StrCat(kMungeKeyMountPath, "/", api::kMungeKeyFile);
   if (HasSssd(cluster)) {
     WriteEnv(w, {{"TIDEPOOL_SLURM_CONFIG_DIR", kSlurmConfigMountPath},

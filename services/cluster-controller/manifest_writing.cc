@@ -20,6 +20,17 @@ void WriteSelector(k8s::JsonWriter& w, const v1::SlurmCluster& cluster,
   w.EndObject();
 }
 
+void StartContainer(k8s::JsonWriter& w, absl::string_view name, absl::string_view image,
+                    std::initializer_list<std::string> args) {
+  w.StartObject();
+  k8s::WriteStringMember(w, "name", name);
+  k8s::WriteStringMember(w, "image", image);
+  w.Key("args");
+  w.StartArray();
+  for (const std::string& arg : args) w.String(arg.c_str());
+  w.EndArray();
+}
+
 void WriteEnv(k8s::JsonWriter& w,
               std::initializer_list<std::pair<const char*, std::string>> variables) {
   w.Key("env");

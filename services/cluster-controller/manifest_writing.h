@@ -33,6 +33,10 @@ void WriteSelector(k8s::JsonWriter& w, const v1::SlurmCluster& cluster,
                    absl::string_view component);
 void WriteEnv(k8s::JsonWriter& w,
               std::initializer_list<std::pair<const char*, std::string>> variables);
+// Opens a container object (into the open "containers" array) with its name, image and
+// args; the caller writes the rest and closes it.
+void StartContainer(k8s::JsonWriter& w, absl::string_view name, absl::string_view image,
+                    std::initializer_list<std::string> args);
 // "ports": [{name, containerPort}] and a TCP readiness probe on it.
 void WriteServedPort(k8s::JsonWriter& w, absl::string_view name, int port);
 // "ports" of a Service: [{name, port, targetPort}].

@@ -42,17 +42,9 @@ void WriteLoopbackReadiness(JsonWriter& w, int port) {
 }
 
 void WriteSlurmrestdContainer(JsonWriter& w, const v1::SlurmCluster& cluster) {
-  w.StartObject();
-  k8s::WriteStringMember(w, "name", "slurmrestd");
-  k8s::WriteStringMember(w, "image", cluster.spec().images().rest_api());
-  w.Key("args");
-  w.StartArray();
-  for (const std::string& arg :
-       {std::string("slurmrestd"), std::string("-s"), OpenApiSources(cluster), std::string("-a"),
-        std::string("rest_auth/jwt"), absl::StrCat("127.0.0.1:", api::kSlurmrestdLoopbackPort)}) {
-    w.String(arg.c_str());
-  }
-  w.EndArray();
+  StartContainer(w, "slurmrestd", cluster.spec().images().rest_api(),
+                 {"slurmrestd", "-s", OpenApiSources(cluster), "-a", "rest_auth/jwt",
+                  absl::StrCat("127.0.0.1:", api::kSlurmrestdLoopbackPort)});
   WriteEnv(w, {{"TIDEPOOL_SLURM_CONFIG_DIR", kSlurmConfigMountPath},
                {"TIDEPOOL_MUNGE_KEY", absl::StrCat(kMungeKeyMountPath, "/", api::kMungeKeyFile)},
                {"TIDEPOOL_RUN_AS", kSlurmrestdUser},
@@ -70,13 +62,7 @@ void WriteSlurmrestdContainer(JsonWriter& w, const v1::SlurmCluster& cluster) {
 // TLS in front of slurmrestd, which serves only the pod's loopback: the image's
 // entrypoint runs stunnel with the certificate of the mounted Secret (restapi_tls.h).
 void WriteTlsFrontContainer(JsonWriter& w, const v1::SlurmCluster& cluster) {
-  w.StartObject();
-  k8s::WriteStringMember(w, "name", "tls");
-  k8s::WriteStringMember(w, "image", cluster.spec().images().rest_api());
-  w.Key("args");
-  w.StartArray();
-  w.String("tidepool-tls-front");
-  w.EndArray();
+  StartContainer(w, "tls", cluster.spec().images().rest_api(), {"tidepool-tls-front"});
   WriteEnv(w, {{"TIDEPOOL_TLS_DIR", kTlsMountPath},
                {"TIDEPOOL_TLS_ACCEPT", absl::StrCat(api::kSlurmrestdPort)},
                {"TIDEPOOL_TLS_CONNECT", absl::StrCat("127.0.0.1:", api::kSlurmrestdLoopbackPort)},

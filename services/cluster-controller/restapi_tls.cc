@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/grpc_tls.h"
+#include "common/openssl_ptr.h"
 #include "k8s/object_json.h"
 #include "k8s/ownership.h"
 #include "k8s/secret_data.h"
@@ -28,23 +29,9 @@ namespace {
 
 using k8s::JsonWriter;
 
-struct PkeyFree {
-  void operator()(EVP_PKEY* key) const { EVP_PKEY_free(key); }
-};
-struct X509Free {
-  void operator()(X509* cert) const { X509_free(cert); }
-};
-struct BioFree {
-  void operator()(BIO* bio) const { BIO_free(bio); }
-};
-struct BnFree {
-  void operator()(BIGNUM* bn) const { BN_free(bn); }
-};
-struct ExtensionFree {
-  void operator()(X509_EXTENSION* ext) const { X509_EXTENSION_free(ext); }
-};
-using Key = std::unique_ptr<EVP_PKEY, PkeyFree>;
-using Certificate = std::unique_ptr<X509, X509Free>;
+using common::OpenSslPtr;
+using Key = OpenSslPtr<EVP_PKEY>;
+using Certificate = OpenSslPtr<X509>;
 
 // Clocks of the nodes that check the certificate may be behind the controller's.
 constexpr absl::Duration kBackdate = absl::Hours(1);
@@ -56,7 +43,7 @@ absl::Status OpenSslError(absl::string_view what) {
 // Everything `write` puts into a memory BIO.
 template <typename Write>
 absl::StatusOr<std::string> Pem(absl::string_view what, Write write) {
-  std::unique_ptr<BIO, BioFree> bio(BIO_new(BIO_s_mem()));
+  OpenSslPtr<BIO> bio(BIO_new(BIO_s_mem()));
   if (bio == nullptr || write(bio.get()) != 1) return OpenSslError(absl::StrCat("write ", what));
   char* data = nullptr;
   const long size = BIO_get_mem_data(bio.get(), &data);
@@ -69,7 +56,7 @@ absl::Status AddExtension(X509* cert, X509* issuer, int nid, const std::string& 
   X509V3_CTX context;
   X509V3_set_ctx_nodb(&context);
   X509V3_set_ctx(&context, issuer, cert, nullptr, nullptr, 0);
-  std::unique_ptr<X509_EXTENSION, ExtensionFree> extension(
+  OpenSslPtr<X509_EXTENSION> extension(
       X509V3_EXT_conf_nid(nullptr, &context, nid, value.c_str()));
   if (extension == nullptr || X509_add_ext(cert, extension.get(), -1) != 1) {
     return OpenSslError(absl::StrCat("add the extension ", OBJ_nid2sn(nid), "=", value));
@@ -88,7 +75,7 @@ absl::StatusOr<Certificate> Issue(const CertificateShape& shape, EVP_PKEY* key, 
                                   EVP_PKEY* issuer_key, absl::Time now) {
   Certificate cert(X509_new());
   if (cert == nullptr || X509_set_version(cert.get(), 2) != 1) return OpenSslError("make a cert");
-  std::unique_ptr<BIGNUM, BnFree> serial(BN_new());
+  OpenSslPtr<BIGNUM> serial(BN_new());
   if (serial == nullptr || BN_rand(serial.get(), 127, BN_RAND_TOP_ANY, BN_RAND_BOTTOM_ANY) != 1 ||
       BN_to_ASN1_INTEGER(serial.get(), X509_get_serialNumber(cert.get())) == nullptr) {
     return OpenSslError("draw a serial number");
@@ -136,7 +123,7 @@ std::string CertificateProblem(const RestApiTls& tls, const std::string& service
       !material.ok()) {
     return absl::StrCat("holds a wrong certificate (", material.message(), ")");
   }
-  std::unique_ptr<BIO, BioFree> bio(
+  OpenSslPtr<BIO> bio(
       BIO_new_mem_buf(tls.cert_pem.data(), static_cast<int>(tls.cert_pem.size())));
   Certificate cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
   if (cert == nullptr || X509_check_host(cert.get(), service_name.data(), service_name.size(),

@@ -8,6 +8,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "common/openssl_ptr.h"
 #include "k8s/object_json.h"
 #include "k8s/ownership.h"
 #include "k8s/secret_data.h"
@@ -21,20 +22,13 @@ namespace {
 
 using k8s::JsonWriter;
 
-struct PkeyFree {
-  void operator()(EVP_PKEY* key) const { EVP_PKEY_free(key); }
-};
-struct BioFree {
-  void operator()(BIO* bio) const { BIO_free(bio); }
-};
-
 }  // namespace
 
 absl::StatusOr<std::string> GenerateSshHostKey() {
   // P-256: every OpenSSH client accepts it, and sshd reads it as PEM without conversion.
-  std::unique_ptr<EVP_PKEY, PkeyFree> key(EVP_EC_gen("P-256"));
+  common::OpenSslPtr<EVP_PKEY> key(EVP_EC_gen("P-256"));
   if (key == nullptr) return absl::InternalError("OpenSSL failed to generate an ECDSA P-256 key");
-  std::unique_ptr<BIO, BioFree> pem(BIO_new(BIO_s_mem()));
+  common::OpenSslPtr<BIO> pem(BIO_new(BIO_s_mem()));
   if (pem == nullptr ||
       PEM_write_bio_PrivateKey(pem.get(), key.get(), nullptr, nullptr, 0, nullptr, nullptr) != 1) {
     return absl::InternalError("OpenSSL failed to write the SSH host key as PEM");
