@@ -38,7 +38,9 @@ bool MatchesExpression(const Struct& expression,
   if (op == "NotIn") return !listed;
   if ((op == "Gt" || op == "Lt") && present && values.size() == 1) {
     int64_t have = 0, bound = 0;
-    if (!absl::SimpleAtoi(label->second, &have) || !absl::SimpleAtoi(values[0], &bound)) return false;
+    if (!absl::SimpleAtoi(label->second, &have) || !absl::SimpleAtoi(values[0], &bound)) {
+      return false;
+    }
     return op == "Gt" ? have > bound : have < bound;
   }
   return false;

@@ -56,8 +56,7 @@ absl::Status AddExtension(X509* cert, X509* issuer, int nid, const std::string& 
   X509V3_CTX context;
   X509V3_set_ctx_nodb(&context);
   X509V3_set_ctx(&context, issuer, cert, nullptr, nullptr, 0);
-  OpenSslPtr<X509_EXTENSION> extension(
-      X509V3_EXT_conf_nid(nullptr, &context, nid, value.c_str()));
+  OpenSslPtr<X509_EXTENSION> extension(X509V3_EXT_conf_nid(nullptr, &context, nid, value.c_str()));
   if (extension == nullptr || X509_add_ext(cert, extension.get(), -1) != 1) {
     return OpenSslError(absl::StrCat("add the extension ", OBJ_nid2sn(nid), "=", value));
   }
@@ -123,8 +122,7 @@ std::string CertificateProblem(const RestApiTls& tls, const std::string& service
       !material.ok()) {
     return absl::StrCat("holds a wrong certificate (", material.message(), ")");
   }
-  OpenSslPtr<BIO> bio(
-      BIO_new_mem_buf(tls.cert_pem.data(), static_cast<int>(tls.cert_pem.size())));
+  OpenSslPtr<BIO> bio(BIO_new_mem_buf(tls.cert_pem.data(), static_cast<int>(tls.cert_pem.size())));
   Certificate cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
   if (cert == nullptr || X509_check_host(cert.get(), service_name.data(), service_name.size(),
                                          X509_CHECK_FLAG_NEVER_CHECK_SUBJECT, nullptr) != 1) {

@@ -130,7 +130,7 @@ class Feed {
  public:
   using KeyFunction = std::function<Key(const Item&)>;
 
-  Feed(KeyFunction key_of, size_t subscription_capacity = 256)
+  explicit Feed(KeyFunction key_of, size_t subscription_capacity = 256)
       : key_of_(std::move(key_of)), subscription_capacity_(subscription_capacity) {}
 
   // Replaces the view with `items` and publishes what changed. After a period of
@@ -228,8 +228,9 @@ class Feed {
       return absl::UnavailableError(
           absl::StrCat("Slurm cannot be read now: ", *unavailable_reason_));
     }
-    if (!synced_)
+    if (!synced_) {
       return absl::UnavailableError("the first poll of Slurm has not finished; retry shortly");
+    }
     return absl::OkStatus();
   }
 
