@@ -50,8 +50,28 @@ std::any ViewForCache(absl::string_view json, NodeModel model) {
 
 std::any NodeViewForCache(absl::string_view json) { return ViewForCache(json, NodeModel::kRead); }
 
+std::any NodeModelViewForCache(absl::string_view json) {
+  absl::StatusOr<NodeView> node = ParseNodeView(json, NodeModel::kRead);
+  if (!node.ok()) return {};
+  node->annotations.clear();
+  node->conditions.clear();
+  return *std::move(node);
+}
+
 std::any NodeDrainViewForCache(absl::string_view json) {
   return ViewForCache(json, NodeModel::kSkip);
+}
+
+std::function<std::any(absl::string_view)> NodeDrainViewForCacheKeeping(
+    std::vector<std::string> annotation_keys, std::vector<std::string> condition_types) {
+  return [annotations = std::move(annotation_keys),
+          conditions = std::move(condition_types)](absl::string_view json) -> std::any {
+    absl::StatusOr<NodeView> node = ParseNodeView(json, NodeModel::kSkip);
+    if (!node.ok()) return {};
+    std::erase_if(node->annotations, NotListedIn(annotations));
+    std::erase_if(node->conditions, NotListedIn(conditions));
+    return *std::move(node);
+  };
 }
 
 absl::StatusOr<NodeView> NodeViewOf(const k8s::CachedObject& object, NodeModel model) {

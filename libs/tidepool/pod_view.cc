@@ -1,5 +1,6 @@
 #include "tidepool/pod_view.h"
 
+#include <map>
 #include <utility>
 
 #include "k8s/object_json.h"
@@ -53,6 +54,18 @@ std::any PodViewForCache(absl::string_view json) {
   absl::StatusOr<PodView> pod = ParsePodView(json);
   if (!pod.ok()) return {};
   return *std::move(pod);
+}
+
+std::function<std::any(absl::string_view)> PodViewForCacheKeeping(
+    std::vector<std::string> annotation_keys, std::vector<std::string> condition_types) {
+  return [annotations = std::move(annotation_keys),
+          conditions = std::move(condition_types)](absl::string_view json) -> std::any {
+    absl::StatusOr<PodView> pod = ParsePodView(json);
+    if (!pod.ok()) return {};
+    std::erase_if(pod->annotations, NotListedIn(annotations));
+    std::erase_if(pod->conditions, NotListedIn(conditions));
+    return *std::move(pod);
+  };
 }
 
 absl::StatusOr<PodView> PodViewOf(const k8s::CachedObject& object) {

@@ -5,9 +5,11 @@
 // cluster-controller (the render request) all read these fields and no others.
 
 #include <any>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -49,6 +51,14 @@ absl::StatusOr<PodView> ParsePodView(absl::string_view json);
 // For k8s::InformerOptions::parse_view: the PodView, or an empty std::any when the pod
 // cannot be read (CachedObject::ViewAs<PodView>() is then null and readers use the JSON).
 std::any PodViewForCache(absl::string_view json);
+
+// PodViewForCache for a reader of the annotations `annotation_keys` and the conditions
+// `condition_types` only; the view keeps no other (its fields are read before they go:
+// template_hash, ready). A slurmd pod's conditions are most of its view: a service that
+// caches thousands of pods keeps about 2.4 KB less per pod without them
+// (cache_memory_bench).
+std::function<std::any(absl::string_view)> PodViewForCacheKeeping(
+    std::vector<std::string> annotation_keys, std::vector<std::string> condition_types);
 
 // A cached pod's view: the one its informer parsed when it stored the pod (parse_view =
 // PodViewForCache), else parsed from its JSON now (an informer without views, a test's).

@@ -110,9 +110,11 @@ ClusterController::ClusterController(k8s::Client& client,
       node_sets_(client, api::NodeSets(), options_.served.watch_namespace()),
       // Pods and Nodes are parsed to their views once, when stored, not on every sync.
       pods_(client, k8s::Pods(), options_.served.watch_namespace(),
-            Labelled(api::kSlurmdComponent, api::PodViewForCache)),
+            Labelled(api::kSlurmdComponent,
+                     // What the render and PodChangeMatters read of a pod's annotations.
+                     api::PodViewForCacheKeeping({api::kSlurmAttributesAnnotation}, {}))),
       nodes_(client, k8s::Nodes(), "",
-             {.parse_view = api::NodeViewForCache,
+             {.parse_view = api::NodeModelViewForCache,
               .keep_viewed_json = false,
               .keep_viewed_labels = false}),
       // The rendered configuration's and the login users' (labelled with the login component).

@@ -10,10 +10,11 @@
 namespace tidepool::cluster {
 namespace {
 
-// The pod as the sync reads it: without slurm-syncer's own writes, conditions by status.
+// The pod as the sync reads it: without slurm-syncer's own writes (its Slurm state and
+// reason annotations). No condition is read beyond the containers' readiness (`ready`):
+// the informer's views keep none (controller.cc).
 struct PodSyncInputs {
   api::PodView view;
-  std::map<std::string, std::string> condition_status;
 
   bool operator==(const PodSyncInputs& other) const {
     const api::PodView& a = view;
@@ -22,8 +23,7 @@ struct PodSyncInputs {
            a.node_set == b.node_set && a.cluster == b.cluster &&
            a.controller_uid == b.controller_uid && a.node_name == b.node_name &&
            a.phase == b.phase && a.ready == b.ready && a.deleting == b.deleting &&
-           a.template_hash == b.template_hash && a.annotations == b.annotations &&
-           condition_status == other.condition_status;
+           a.template_hash == b.template_hash && a.annotations == b.annotations;
   }
 };
 
@@ -35,11 +35,6 @@ std::optional<PodSyncInputs> SyncInputsOf(const k8s::CachedObject& pod) {
   PodSyncInputs inputs{.view = *std::move(view)};
   inputs.view.annotations.erase(api::kSlurmStateAnnotation);
   inputs.view.annotations.erase(api::kSlurmReasonAnnotation);
-  for (const auto& [type, condition] : inputs.view.conditions) {
-    if (type != api::kSlurmNodeInUseCondition) {
-      inputs.condition_status[type] = condition.status;
-    }
-  }
   return inputs;
 }
 

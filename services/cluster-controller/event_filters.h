@@ -14,7 +14,8 @@ namespace tidepool::cluster {
 bool NodeRenderInputChanged(const k8s::CachedObject& before, const k8s::CachedObject& after);
 
 // A pod changed beyond what slurm-syncer writes to it (its Slurm state and reason
-// annotations and the SlurmNodeInUse condition), which no part of the sync reads.
+// annotations and its conditions), which no part of the sync reads: the containers'
+// readiness, phase, Node, identity, template hash or other annotations.
 bool PodChangeMatters(const k8s::CachedObject& before, const k8s::CachedObject& after);
 
 }  // namespace tidepool::cluster

@@ -46,17 +46,19 @@ class Process {
     const std::string& ns = options_.watch_namespace;
     // Pods and Nodes are parsed to their views once, when the informer stores them, so a
     // sync (which reads every Node and the cluster's pods) parses none.
-    informers_ = {.node_sets = &factory_.For(api::NodeSets(), ns),
-                  .nodes = &factory_.For(k8s::Nodes(), "",
-                                         {.parse_view = api::NodeViewForCache,
-                                          .keep_viewed_json = false,
-                                          .keep_viewed_labels = false}),
-                  .pods = &factory_.For(k8s::Pods(), ns,
-                                        {.label_selector = absl::StrCat(api::kComponentLabel, "=",
-                                                                        api::kSlurmdComponent),
-                                         .parse_view = api::PodViewForCache,
-                                         .keep_viewed_json = false}),
-                  .clusters = &factory_.For(api::SlurmClusters(), ns)};
+    informers_ = {
+        .node_sets = &factory_.For(api::NodeSets(), ns),
+        .nodes = &factory_.For(k8s::Nodes(), "",
+                               {.parse_view = api::NodeModelViewForCache,
+                                .keep_viewed_json = false,
+                                .keep_viewed_labels = false}),
+        .pods = &factory_.For(
+            k8s::Pods(), ns,
+            {.label_selector = absl::StrCat(api::kComponentLabel, "=", api::kSlurmdComponent),
+             // Its gate guard reads SlurmNodeInUse.
+             .parse_view = api::PodViewForCacheKeeping({}, {api::kSlurmNodeInUseCondition}),
+             .keep_viewed_json = false}),
+        .clusters = &factory_.For(api::SlurmClusters(), ns)};
     controller_ = std::make_unique<NodeSetController>(
         SyncContext{.client = &client_,
                     .informers = informers_,

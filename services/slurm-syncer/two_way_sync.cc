@@ -51,15 +51,23 @@ std::vector<std::string> DrainCauseLabels() {
 
 // Pods and Nodes are parsed to their views once, when the informers store them, so a sync
 // (one per Slurm node and direction) parses neither.
+// Of a pod's annotations and conditions, the two-way sync reads the ones it writes only.
 k8s::InformerOptions SlurmdPods() {
   return {.label_selector = absl::StrCat(api::kComponentLabel, "=", api::kSlurmdComponent),
-          .parse_view = api::PodViewForCache,
+          .parse_view = api::PodViewForCacheKeeping(
+              {api::kSlurmStateAnnotation, api::kSlurmReasonAnnotation},
+              {api::kSlurmNodeReadyCondition, api::kSlurmNodeInUseCondition}),
           .keep_viewed_json = false};
 }
 
-// The drain inputs only: the two-way sync does not read taints or allocatable.
-k8s::InformerOptions DrainInputsOfNodes() {
-  return {.parse_view = api::NodeDrainViewForCache,
+// The drain inputs only: the two-way sync does not read taints or allocatable, and of the
+// annotations and conditions only those it writes and the `drain_conditions`.
+k8s::InformerOptions DrainInputsOfNodes(const std::vector<std::string>& drain_conditions) {
+  std::vector<std::string> conditions = {api::kSlurmDrainCondition, api::kSlurmCordonCondition,
+                                         api::kSlurmNotRespondingCondition};
+  conditions.insert(conditions.end(), drain_conditions.begin(), drain_conditions.end());
+  return {.parse_view =
+              api::NodeDrainViewForCacheKeeping({api::kDrainAnnotation}, std::move(conditions)),
           .keep_viewed_json = false,
           .keep_viewed_labels = false};
 }
@@ -118,7 +126,7 @@ TwoWaySync::TwoWaySync(k8s::Client& client, NodeFeed& feed, NodeDrainer& drainer
       options_(std::move(options)),
       metrics_(std::make_unique<Metrics>(registry)),
       pods_(client, k8s::Pods(), options_.pod_namespace, SlurmdPods()),
-      nodes_(client, k8s::Nodes(), "", DrainInputsOfNodes()),
+      nodes_(client, k8s::Nodes(), "", DrainInputsOfNodes(options_.drain_conditions)),
       node_sets_(client, api::NodeSets(), options_.pod_namespace, {}),
       to_slurm_reconciler_(*this, Direction::kToSlurm),
       to_kubernetes_reconciler_(*this, Direction::kToKubernetes),
@@ -178,7 +186,7 @@ absl::Status TwoWaySync::Start() {
   nodes_.Start();
   node_sets_.Start();
   if (absl::Status started = leadership_.Start(); !started.ok()) return started;
-  follower_ = std::jthread([this](std::stop_token stop) { FollowSlurm(stop); });
+  follower_ = std::jthread([this](const std::stop_token& stop) { FollowSlurm(stop); });
   return absl::OkStatus();
 }
 
@@ -354,7 +362,7 @@ bool DrainMarkChanged(const Change<slurm::rest::Node>& change,
 
 // Enqueues what the node feed reports changed; everything after an outage (the sync
 // stood still meanwhile) and every resync period.
-void TwoWaySync::FollowSlurm(std::stop_token stop) {
+void TwoWaySync::FollowSlurm(const std::stop_token& stop) {
   std::shared_ptr<Subscription<slurm::rest::Node>> subscription = feed_.Subscribe();
   absl::Time next_resync = clock_->Now() + options_.resync_period;
   bool was_unavailable = false;

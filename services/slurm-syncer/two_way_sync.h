@@ -107,7 +107,7 @@ class TwoWaySync {
   // outage hold: read in the informer's cache, and only those copied (every 2 s through an
   // outage, the others are not).
   std::vector<api::GateHoldCandidate> GateFalseClusterPods();
-  void FollowSlurm(std::stop_token stop);
+  void FollowSlurm(const std::stop_token& stop);
   absl::Status Sync(const std::string& slurm_node, Direction direction);
   // Empty when the pair cannot be synced now (a side unseen, no pod).
   absl::StatusOr<std::optional<Observed>> Observe(const std::string& slurm_node);

@@ -159,21 +159,40 @@ int main(int argc, char** argv) {
       {"Node, entry only", "(floor)", false, nothing},
       {"Node, JSON only", "(no view)", false, nullptr},
       {"Node, NodeView + JSON", "(JSON kept)", false, tidepool::api::NodeViewForCache, true},
-      {"Node, NodeView with model", "cluster-controller, nodeset-controller", false,
+      {"Node, NodeView with model", "(all annotations and conditions)", false,
        tidepool::api::NodeViewForCache, false, false},
-      {"Node, drain view", "slurm-syncer", false, tidepool::api::NodeDrainViewForCache, false,
-       false},
+      {"Node, model view", "cluster-controller, nodeset-controller", false,
+       tidepool::api::NodeModelViewForCache, false, false},
+      {"Node, drain view", "(all annotations and conditions)", false,
+       tidepool::api::NodeDrainViewForCache, false, false},
+      {"Node, drain view, its conditions", "slurm-syncer", false,
+       tidepool::api::NodeDrainViewForCacheKeeping(
+           {tidepool::api::kDrainAnnotation},
+           {tidepool::api::kSlurmDrainCondition, tidepool::api::kSlurmCordonCondition,
+            tidepool::api::kSlurmNotRespondingCondition}),
+       false, false},
       {"slurmd pod, entry only", "(floor)", true, nothing},
       {"slurmd pod, JSON only", "(no view)", true, nullptr},
       {"slurmd pod, PodView + JSON", "(JSON kept)", true, tidepool::api::PodViewForCache, true},
-      {"slurmd pod, PodView", "all but config-renderer", true, tidepool::api::PodViewForCache},
+      {"slurmd pod, PodView", "(all annotations and conditions)", true,
+       tidepool::api::PodViewForCache},
+      {"slurmd pod, PodView, its conditions", "slurm-syncer", true,
+       tidepool::api::PodViewForCacheKeeping(
+           {tidepool::api::kSlurmStateAnnotation, tidepool::api::kSlurmReasonAnnotation},
+           {tidepool::api::kSlurmNodeReadyCondition, tidepool::api::kSlurmNodeInUseCondition})},
+      {"slurmd pod, PodView, no condition", "cluster-controller", true,
+       tidepool::api::PodViewForCacheKeeping({tidepool::api::kSlurmAttributesAnnotation}, {})},
+      {"slurmd pod, PodView, one condition", "nodeset-controller", true,
+       tidepool::api::PodViewForCacheKeeping({}, {tidepool::api::kSlurmNodeInUseCondition})},
+      {"slurmd pod, PodView, bare", "pod-scheduler", true,
+       tidepool::api::PodViewForCacheKeeping({}, {})},
   };
   std::printf("%d objects per case; heap in use per cached object (mallinfo2, after trim)\n",
               objects);
   for (const Case& c : cases) {
     const double per_object = MeasureCase(c, c.pod ? pod : node, objects);
     if (per_object < 0) return 1;
-    std::printf("  %-28s %7.0f B/object  %6.1f MB per %d   (%s)\n", c.what, per_object,
+    std::printf("  %-36s %7.0f B/object  %6.1f MB per %d   (%s)\n", c.what, per_object,
                 per_object * objects / 1e6, objects, c.who);
   }
   return 0;

@@ -1,6 +1,7 @@
 #include "tidepool/node_view.h"
 
 #include <catch2/catch_test_macros.hpp>
+#include <map>
 #include <string>
 
 namespace tidepool::api {
@@ -79,6 +80,46 @@ TEST_CASE("a Node's view for an informer's cache: the view with its model, or no
   REQUIRE(std::any_cast<NodeView>(&view) != nullptr);
   CHECK(std::any_cast<NodeView>(&view)->info.ok());
   CHECK_FALSE(NodeViewForCache("[1]").has_value());
+}
+
+TEST_CASE("a Node's model view keeps no annotations or conditions, but what was read of them") {
+  std::any view = NodeModelViewForCache(R"({
+    "metadata": {"name": "k-5", "labels": {"pool": "gpu"},
+                 "annotations": {"tidepool.dev/cordon-reason": "disk", "other": "x"}},
+    "spec": {"unschedulable": true},
+    "status": {"conditions": [{"type": "Ready", "status": "True"},
+                              {"type": "SlurmDrain", "status": "True", "reason": "Drained"}]}})");
+  const NodeView* node = std::any_cast<NodeView>(&view);
+  REQUIRE(node != nullptr);
+  CHECK(node->annotations.empty());
+  CHECK(node->conditions.empty());
+  CHECK(node->ready);
+  CHECK(node->unschedulable);
+  CHECK(node->cordon_reason == "disk");
+  REQUIRE(node->info.ok());
+  CHECK(node->info->metadata().labels().at("pool") == "gpu");
+  CHECK_FALSE(NodeModelViewForCache("[1]").has_value());
+}
+
+TEST_CASE("a Node's drain view keeps only the annotations and conditions it is told to") {
+  std::any view = NodeDrainViewForCacheKeeping({"tidepool.dev/drain"}, {"SlurmDrain", "GpuFailed"})(
+      R"({"metadata": {"name": "k-6",
+                      "annotations": {"tidepool.dev/cordon-reason": "disk",
+                                      "tidepool.dev/drain": "k8s: x", "other": "y"}},
+         "status": {"conditions": [{"type": "Ready", "status": "True"},
+                                   {"type": "GpuFailed", "status": "True"},
+                                   {"type": "SlurmDrain", "status": "True", "reason": "Drained"},
+                                   {"type": "SlurmCordon", "status": "False"}]}})");
+  const NodeView* node = std::any_cast<NodeView>(&view);
+  REQUIRE(node != nullptr);
+  CHECK(node->annotations == std::map<std::string, std::string>{{"tidepool.dev/drain", "k8s: x"}});
+  REQUIRE(node->conditions.size() == 2);
+  CHECK(node->conditions.at("SlurmDrain").reason == "Drained");
+  CHECK(node->conditions.at("GpuFailed").status == "True");
+  CHECK(node->ready);
+  CHECK(node->cordon_reason == "disk");
+  CHECK(node->info.status().code() == absl::StatusCode::kFailedPrecondition);
+  CHECK_FALSE(NodeDrainViewForCacheKeeping({}, {})("[1]").has_value());
 }
 
 TEST_CASE("a cached Node's model: from its view, its JSON, or an error when it has neither") {

@@ -1,6 +1,8 @@
 #include "tidepool/pod_view.h"
 
 #include <catch2/catch_test_macros.hpp>
+#include <map>
+#include <string>
 
 namespace tidepool::api {
 namespace {
@@ -88,6 +90,35 @@ TEST_CASE("a pod's view for an informer's cache: the view, or nothing") {
   REQUIRE(std::any_cast<PodView>(&view) != nullptr);
   CHECK(std::any_cast<PodView>(&view)->Key() == "hpc/gpu-01");
   CHECK_FALSE(PodViewForCache("[1]").has_value());
+}
+
+TEST_CASE("a pod's view for a cache that keeps only the annotations and conditions read") {
+  constexpr char kJson[] = R"({
+    "metadata": {"name": "gpu-01", "namespace": "hpc",
+                 "annotations": {"tidepool.dev/template-hash": "sha256:t",
+                                 "tidepool.dev/slurm-attributes": "{}", "other": "x"}},
+    "status": {"conditions": [{"type": "ContainersReady", "status": "True"},
+                              {"type": "PodScheduled", "status": "True"},
+                              {"type": "tidepool.dev/SlurmNodeInUse", "status": "False",
+                               "reason": "Idle"}]}})";
+  std::any view = PodViewForCacheKeeping({"tidepool.dev/slurm-attributes", "absent"},
+                                         {"tidepool.dev/SlurmNodeInUse"})(kJson);
+  const PodView* pod = std::any_cast<PodView>(&view);
+  REQUIRE(pod != nullptr);
+  CHECK(pod->annotations ==
+        std::map<std::string, std::string>{{"tidepool.dev/slurm-attributes", "{}"}});
+  REQUIRE(pod->conditions.size() == 1);
+  CHECK(pod->conditions.at("tidepool.dev/SlurmNodeInUse").reason == "Idle");
+  // Read before the rest went.
+  CHECK(pod->template_hash == "sha256:t");
+  CHECK(pod->ready);
+
+  std::any bare = PodViewForCacheKeeping({}, {})(kJson);
+  REQUIRE(std::any_cast<PodView>(&bare) != nullptr);
+  CHECK(std::any_cast<PodView>(&bare)->annotations.empty());
+  CHECK(std::any_cast<PodView>(&bare)->conditions.empty());
+  CHECK(std::any_cast<PodView>(&bare)->ready);
+  CHECK_FALSE(PodViewForCacheKeeping({}, {})("[1]").has_value());
 }
 
 TEST_CASE("a cached pod's view in place: the informer's without a copy, else parsed") {

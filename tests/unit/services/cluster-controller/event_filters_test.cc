@@ -5,6 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "tidepool/contract.h"
+#include "tidepool/pod_view.h"
 
 namespace tidepool::cluster {
 namespace {
@@ -61,6 +63,27 @@ TEST_CASE("slurm-syncer's writes to a pod do not sync the cluster; the pod's own
       PodJson("IDLE", "False"), {{R"({"type":"ContainersReady","status":"True"})",
                                   R"({"type":"ContainersReady","status":"False"})"}});
   CHECK(PodChangeMatters(before, Object(not_ready)));
+}
+
+TEST_CASE("as the controller caches pods, a condition's change alone does not sync the cluster") {
+  const auto cached = [](const std::string& json) {
+    return k8s::CachedObject{
+        .view = api::PodViewForCacheKeeping({api::kSlurmAttributesAnnotation}, {})(json)};
+  };
+  const std::string pod = PodJson("IDLE", "False");
+  const k8s::CachedObject before = cached(pod);
+  REQUIRE(before.ViewAs<api::PodView>() != nullptr);
+  // The gate (and so Ready) flipped by slurm-syncer, or any other condition: the same inputs.
+  CHECK_FALSE(PodChangeMatters(
+      before, cached(absl::StrReplaceAll(pod, {{R"({"type":"Ready","status":"True"})",
+                                                R"({"type":"Ready","status":"False"})"}}))));
+  CHECK(PodChangeMatters(before, cached(absl::StrReplaceAll(
+                                     pod, {{R"({"type":"ContainersReady","status":"True"})",
+                                            R"({"type":"ContainersReady","status":"False"})"}}))));
+  CHECK(PodChangeMatters(before, cached(PodJson("IDLE", "False", "Running", "sim-0002"))));
+  const std::string attributes = absl::StrReplaceAll(
+      pod, {{R"("annotations":{)", R"("annotations":{"tidepool.dev/slurm-attributes":"{}",)"}});
+  CHECK(PodChangeMatters(before, cached(attributes)));
 }
 
 }  // namespace
