@@ -36,8 +36,8 @@ struct GateHoldCandidate {
 
 // The cached pods (an informer's List) whose gate is False and that `keep` accepts (null:
 // all), as candidates. Each pod's view is read where the informer keeps it (parse_view =
-// PodViewForCache; parsed from the JSON otherwise) and only a pod that passes is copied. A
-// pod that cannot be read is passed over.
+// PodViewForCache or one keeping SlurmNodeInUse; parsed from the JSON otherwise) and only a pod
+// that passes is copied. A pod that cannot be read is passed over.
 std::vector<GateHoldCandidate> GateFalseCandidates(
     const std::vector<k8s::CachedObjectPtr>& pods,
     const std::function<bool(const PodView&)>& keep = nullptr);

@@ -59,9 +59,9 @@ std::function<std::any(absl::string_view)> NodeDrainViewForCacheKeeping(
     std::vector<std::string> annotation_keys, std::vector<std::string> condition_types);
 
 // A cached Node's view: the one its informer parsed when it stored the Node (parse_view =
-// NodeViewForCache), else parsed from its JSON now with `model` (an informer without
-// views, a test's). A stored view is returned as stored: whether it has the model is the
-// informer's parse_view's choice.
+// one of the *ForCache above), else parsed from its JSON now with `model` (an informer without
+// views, a test's). A stored view is returned as stored: whether it has the model, and
+// which annotations and conditions, is the informer's parse_view's choice.
 absl::StatusOr<NodeView> NodeViewOf(const k8s::CachedObject& object,
                                     NodeModel model = NodeModel::kRead);
 // A cached Node as the API model has it: the model its stored view holds, else read from

@@ -61,7 +61,8 @@ std::function<std::any(absl::string_view)> PodViewForCacheKeeping(
     std::vector<std::string> annotation_keys, std::vector<std::string> condition_types);
 
 // A cached pod's view: the one its informer parsed when it stored the pod (parse_view =
-// PodViewForCache), else parsed from its JSON now (an informer without views, a test's).
+// PodViewForCache or PodViewForCacheKeeping, whose annotations and conditions it has),
+// else parsed from its JSON now (an informer without views, a test's).
 absl::StatusOr<PodView> PodViewOf(const k8s::CachedObject& object);
 
 // The same view without copying it, for readers that keep none of it: the informer's in

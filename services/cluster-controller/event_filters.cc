@@ -1,6 +1,5 @@
 #include "event_filters.h"
 
-#include <map>
 #include <string>
 
 #include "tidepool/contract.h"
@@ -10,9 +9,9 @@
 namespace tidepool::cluster {
 namespace {
 
-// The pod as the sync reads it: without slurm-syncer's own writes (its Slurm state and
-// reason annotations). No condition is read beyond the containers' readiness (`ready`):
-// the informer's views keep none (controller.cc).
+// The pod as the sync may read it: without slurm-syncer's own writes (its Slurm state and
+// reason annotations) and without conditions, which the sync never reads and the
+// informer's views do not keep (controller.cc); `ready` was read from them before.
 struct PodSyncInputs {
   api::PodView view;
 

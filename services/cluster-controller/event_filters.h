@@ -14,8 +14,9 @@ namespace tidepool::cluster {
 bool NodeRenderInputChanged(const k8s::CachedObject& before, const k8s::CachedObject& after);
 
 // A pod changed beyond what slurm-syncer writes to it (its Slurm state and reason
-// annotations and its conditions), which no part of the sync reads: the containers'
-// readiness, phase, Node, identity, template hash or other annotations.
+// annotations and its conditions), none of which the sync reads: its identity, Node or
+// other annotations (what the render reads), or its phase, the containers' readiness or
+// its template hash (which it does not, kept as a margin).
 bool PodChangeMatters(const k8s::CachedObject& before, const k8s::CachedObject& after);
 
 }  // namespace tidepool::cluster

@@ -63,6 +63,11 @@ TEST_CASE("slurm-syncer's writes to a pod do not sync the cluster; the pod's own
       PodJson("IDLE", "False"), {{R"({"type":"ContainersReady","status":"True"})",
                                   R"({"type":"ContainersReady","status":"False"})"}});
   CHECK(PodChangeMatters(before, Object(not_ready)));
+  // Ready (which waits on the SlurmNodeInUse gate slurm-syncer writes) alone: no sync.
+  const std::string gate_closed = absl::StrReplaceAll(
+      PodJson("IDLE", "False"),
+      {{R"({"type":"Ready","status":"True"})", R"({"type":"Ready","status":"False"})"}});
+  CHECK_FALSE(PodChangeMatters(before, Object(gate_closed)));
 }
 
 TEST_CASE("as the controller caches pods, a condition's change alone does not sync the cluster") {
@@ -84,6 +89,10 @@ TEST_CASE("as the controller caches pods, a condition's change alone does not sy
   const std::string attributes = absl::StrReplaceAll(
       pod, {{R"("annotations":{)", R"("annotations":{"tidepool.dev/slurm-attributes":"{}",)"}});
   CHECK(PodChangeMatters(before, cached(attributes)));
+  // An annotation the sync does not read is not kept.
+  const std::string other = absl::StrReplaceAll(
+      pod, {{R"("annotations":{)", R"("annotations":{"example.com/note":"x",)"}});
+  CHECK_FALSE(PodChangeMatters(before, cached(other)));
 }
 
 }  // namespace
