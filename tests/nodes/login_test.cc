@@ -25,15 +25,17 @@
 namespace tidepool::testing {
 namespace {
 
-// The host keys the login Service presents (ssh-keyscan's lines, without its "# host:22
-// SSH-2.0-…" comments), "" when none.
+// The host keys the login Service presents (ssh-keyscan's key lines, without its "# host:22
+// SSH-2.0-…" comments or errors), "" when none.
 std::string HostKeys(const std::string& host) {
   absl::StatusOr<CommandResult> scan =
       RunCommand({"/usr/bin/ssh-keyscan", "-T", "5", host}, absl::Seconds(20));
   if (!scan.ok() || scan->exit_code != 0) return "";
+  // Key lines only ("<host> <type> <key>"): a connection sshd turned away prints
+  // "<host>: Connection closed by remote host" among them, and ssh-keyscan still exits 0.
   std::string keys;
   for (absl::string_view line : absl::StrSplit(scan->output, '\n', absl::SkipWhitespace())) {
-    if (!absl::StartsWith(line, "#")) absl::StrAppend(&keys, line, "\n");
+    if (absl::StartsWith(line, host + " ")) absl::StrAppend(&keys, line, "\n");
   }
   return keys;
 }
