@@ -4,28 +4,54 @@
 
 namespace tidepool::k8s {
 
+namespace {
+
+const rapidjson::Value* ConditionList(const rapidjson::Value& object) {
+  const rapidjson::Value* status = FindMember(object, "status");
+  const rapidjson::Value* list = status != nullptr ? FindMember(*status, "conditions") : nullptr;
+  return list != nullptr && list->IsArray() ? list : nullptr;
+}
+
+}  // namespace
+
 std::map<std::string, Condition> ReadConditions(const rapidjson::Value& object) {
   return ReadConditions(object, [](absl::string_view) { return true; });
 }
 
 std::map<std::string, Condition> ReadConditions(
     const rapidjson::Value& object, absl::FunctionRef<bool(absl::string_view type)> detailed) {
+  return ReadConditions(
+      object, [](absl::string_view) { return true; }, detailed);
+}
+
+std::map<std::string, Condition> ReadConditions(
+    const rapidjson::Value& object, absl::FunctionRef<bool(absl::string_view type)> kept,
+    absl::FunctionRef<bool(absl::string_view type)> detailed) {
   std::map<std::string, Condition> out;
-  const rapidjson::Value* status = FindMember(object, "status");
-  const rapidjson::Value* list = status != nullptr ? FindMember(*status, "conditions") : nullptr;
-  if (list == nullptr || !list->IsArray()) return out;
+  const rapidjson::Value* list = ConditionList(object);
+  if (list == nullptr) return out;
   for (const rapidjson::Value& c : list->GetArray()) {
-    Condition condition{.type = StringMember(c, "type"), .status = StringMember(c, "status")};
+    std::string type = StringMember(c, "type");
+    if (!kept(type)) continue;
+    Condition condition{.type = type, .status = StringMember(c, "status")};
     if (detailed(condition.type)) {
       condition.reason = StringMember(c, "reason");
       condition.message = StringMember(c, "message");
       condition.last_transition_time = StringMember(c, "lastTransitionTime");
       condition.observed_generation = IntMember(c, "observedGeneration");
     }
-    std::string type = condition.type;
     out[std::move(type)] = std::move(condition);
   }
   return out;
+}
+
+std::string ReadConditionStatus(const rapidjson::Value& object, absl::string_view type) {
+  const rapidjson::Value* list = ConditionList(object);
+  if (list == nullptr) return "";
+  for (const rapidjson::Value& c : list->GetArray()) {
+    if (StringMember(c, "type") == type) return StringMember(c, "status");
+  }
+  return "";
 }
 
 std::string TransitionTime(const std::map<std::string, Condition>& current, const Condition& next,

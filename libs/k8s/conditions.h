@@ -33,6 +33,13 @@ std::map<std::string, Condition> ReadConditions(const rapidjson::Value& object);
 // write and at the status of the rest.
 std::map<std::string, Condition> ReadConditions(
     const rapidjson::Value& object, absl::FunctionRef<bool(absl::string_view type)> detailed);
+// The same of the conditions whose type `kept` accepts only: the others are not read at all,
+// for a cache whose readers look at a few of an object's conditions.
+std::map<std::string, Condition> ReadConditions(
+    const rapidjson::Value& object, absl::FunctionRef<bool(absl::string_view type)> kept,
+    absl::FunctionRef<bool(absl::string_view type)> detailed);
+// The status of the condition `type` in `object`'s status.conditions, or "" without one.
+std::string ReadConditionStatus(const rapidjson::Value& object, absl::string_view type);
 
 // The lastTransitionTime for `next`: the current one when the status is unchanged,
 // else `now` (RFC 3339, seconds).

@@ -6,6 +6,9 @@
 // cluster-controller select by it; the syncer drains with a reason, the nodeset-controller
 // recognises it), so each name is spelled once, here.
 
+#include <algorithm>
+#include <array>
+
 #include "absl/strings/string_view.h"
 
 namespace tidepool::api {
@@ -146,16 +149,20 @@ inline constexpr char kSlurmCordonCondition[] = "SlurmCordon";
 inline constexpr char kSlurmNotRespondingCondition[] = "SlurmNotResponding";
 // Kubernetes' own, which the pod-scheduler writes (False, with why) on pods it schedules.
 inline constexpr char kPodScheduledCondition[] = "PodScheduled";
+// The conditions the syncer writes on slurmd pods and on Nodes, by kind.
+inline constexpr std::array<absl::string_view, 2> kSyncerPodConditions = {kSlurmNodeReadyCondition,
+                                                                          kSlurmNodeInUseCondition};
+inline constexpr std::array<absl::string_view, 3> kSyncerNodeConditions = {
+    kSlurmDrainCondition, kSlurmCordonCondition, kSlurmNotRespondingCondition};
 // The Node and pod condition types Tidepool writes: the only ones whose reason, message
 // and transition time it reads (it compares them with what it would write). Views of
 // Nodes and pods keep the status alone of the others (the kubelet's).
 inline bool IsWrittenByTidepool(absl::string_view condition_type) {
-  for (absl::string_view type :
-       {kSlurmNodeReadyCondition, kSlurmNodeInUseCondition, kSlurmDrainCondition,
-        kSlurmCordonCondition, kSlurmNotRespondingCondition, kPodScheduledCondition}) {
-    if (condition_type == type) return true;
-  }
-  return false;
+  auto listed = [condition_type](const auto& types) {
+    return std::find(types.begin(), types.end(), condition_type) != types.end();
+  };
+  return listed(kSyncerPodConditions) || listed(kSyncerNodeConditions) ||
+         condition_type == kPodScheduledCondition;
 }
 // SlurmCluster status conditions (with kReadyCondition).
 inline constexpr char kConfigRenderedCondition[] = "ConfigRendered";

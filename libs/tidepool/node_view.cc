@@ -7,28 +7,29 @@
 #include "rapidjson/document.h"
 #include "tidepool/contract.h"
 #include "tidepool/resources.h"
-#include "tidepool/view_fields.h"
 
 namespace tidepool::api {
 
-absl::StatusOr<NodeView> ParseNodeView(absl::string_view json, NodeModel model) {
+absl::StatusOr<NodeView> ParseNodeView(absl::string_view json, NodeModel model,
+                                       const ViewKeeps& keeps) {
   absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(json, "Node");
   if (!doc.ok()) return doc.status();
   NodeView node;
   if (const rapidjson::Value* metadata = k8s::FindMember(*doc, "metadata")) {
     node.name = k8s::StringMember(*metadata, "name");
-    node.annotations = StringMap(k8s::FindMember(*metadata, "annotations"));
-  }
-  if (auto reason = node.annotations.find(kCordonReasonAnnotation);
-      reason != node.annotations.end()) {
-    node.cordon_reason = reason->second;
+    if (const rapidjson::Value* annotations = k8s::FindMember(*metadata, "annotations")) {
+      node.cordon_reason = k8s::StringMember(*annotations, kCordonReasonAnnotation);
+      node.annotations = StringMap(
+          annotations, [&keeps](absl::string_view key) { return keeps.KeepsAnnotation(key); });
+    }
   }
   if (const rapidjson::Value* spec = k8s::FindMember(*doc, "spec")) {
     node.unschedulable = k8s::BoolMember(*spec, "unschedulable");
   }
-  node.conditions = k8s::ReadConditions(*doc, IsWrittenByTidepool);
-  auto ready = node.conditions.find(kReadyCondition);
-  node.ready = ready != node.conditions.end() && ready->second.status == "True";
+  node.conditions = k8s::ReadConditions(
+      *doc, [&keeps](absl::string_view type) { return keeps.KeepsCondition(type); },
+      IsWrittenByTidepool);
+  node.ready = k8s::ReadConditionStatus(*doc, kReadyCondition) == "True";
   if (model == NodeModel::kRead) {
     node.info = ParseNode(json);
     if (node.info.ok()) node.info->mutable_metadata()->clear_annotations();
@@ -38,38 +39,17 @@ absl::StatusOr<NodeView> ParseNodeView(absl::string_view json, NodeModel model) 
   return node;
 }
 
-namespace {
-
-std::any ViewForCache(absl::string_view json, NodeModel model) {
-  absl::StatusOr<NodeView> node = ParseNodeView(json, model);
-  if (!node.ok()) return {};
-  return *std::move(node);
-}
-
-}  // namespace
-
-std::any NodeViewForCache(absl::string_view json) { return ViewForCache(json, NodeModel::kRead); }
-
-std::any NodeModelViewForCache(absl::string_view json) {
+std::any NodeViewForCache(absl::string_view json) {
   absl::StatusOr<NodeView> node = ParseNodeView(json, NodeModel::kRead);
   if (!node.ok()) return {};
-  node->annotations.clear();
-  node->conditions.clear();
   return *std::move(node);
 }
 
-std::any NodeDrainViewForCache(absl::string_view json) {
-  return ViewForCache(json, NodeModel::kSkip);
-}
-
-std::function<std::any(absl::string_view)> NodeDrainViewForCacheKeeping(
-    std::vector<std::string> annotation_keys, std::vector<std::string> condition_types) {
-  return [annotations = std::move(annotation_keys),
-          conditions = std::move(condition_types)](absl::string_view json) -> std::any {
-    absl::StatusOr<NodeView> node = ParseNodeView(json, NodeModel::kSkip);
+std::function<std::any(absl::string_view)> NodeViewForCacheKeeping(NodeModel model,
+                                                                   ViewKeeps keeps) {
+  return [model, keeps = std::move(keeps)](absl::string_view json) -> std::any {
+    absl::StatusOr<NodeView> node = ParseNodeView(json, model, keeps);
     if (!node.ok()) return {};
-    std::erase_if(node->annotations, NotListedIn(annotations));
-    std::erase_if(node->conditions, NotListedIn(conditions));
     return *std::move(node);
   };
 }

@@ -15,6 +15,7 @@
 #include "k8s/conditions.h"
 #include "k8s/informer.h"
 #include "tidepool/v1/meta.pb.h"
+#include "tidepool/view_fields.h"
 
 namespace tidepool::api {
 
@@ -22,12 +23,14 @@ struct NodeView {
   std::string name;
   // Labels are in info's metadata only. Every cache of 10,000 Nodes holds a view of each,
   // so no field is kept twice.
+  // The annotations the parse kept (all, or those its ViewKeeps lists).
   std::map<std::string, std::string> annotations;
   bool unschedulable = false;  // spec.unschedulable: cordoned
   std::string cordon_reason;   // kCordonReasonAnnotation
   bool ready = false;          // condition Ready is True
-  // status.conditions by type; the details (reason, message, times) only of the types
-  // Tidepool writes (IsWrittenByTidepool), the status alone of the others.
+  // status.conditions by type (all, or those its ViewKeeps lists); the details (reason,
+  // message, times) only of the types Tidepool writes (IsWrittenByTidepool), the status
+  // alone of the others.
   std::map<std::string, k8s::Condition> conditions;
   // The Node as the API model has it (ParseNode: metadata, taints, unschedulable,
   // allocatable) but without annotations (in `annotations` above; the model's readers
@@ -41,27 +44,25 @@ struct NodeView {
 enum class NodeModel { kRead, kSkip };
 
 // InvalidArgument when `json` is not a JSON object. Missing or mistyped fields read as
-// empty (a Node the API server accepted has none).
-absl::StatusOr<NodeView> ParseNodeView(absl::string_view json, NodeModel model = NodeModel::kRead);
+// empty (a Node the API server accepted has none). Of the annotations and conditions, the
+// view has those `keeps` names only; cordon_reason and ready are read from all of them.
+absl::StatusOr<NodeView> ParseNodeView(absl::string_view json, NodeModel model = NodeModel::kRead,
+                                       const ViewKeeps& keeps = {});
 
 // For k8s::InformerOptions::parse_view: the NodeView with its model read, or an empty
 // std::any when the Node cannot be read (readers then use the JSON).
 std::any NodeViewForCache(absl::string_view json);
-// The same without annotations and conditions, for a reader of the model only (and of
-// ready, unschedulable and cordon_reason, read before they go): about 1.5 KB less per Node
-// in a cache of thousands (cache_memory_bench).
-std::any NodeModelViewForCache(absl::string_view json);
-// The same without the model (NodeModel::kSkip), for a reader of the drain inputs only.
-std::any NodeDrainViewForCache(absl::string_view json);
-// NodeDrainViewForCache for a reader of the annotations `annotation_keys` and the conditions
-// `condition_types` only; the view keeps no other (cordon_reason, ready are read before).
-std::function<std::any(absl::string_view)> NodeDrainViewForCacheKeeping(
-    std::vector<std::string> annotation_keys, std::vector<std::string> condition_types);
+// The same read with `model` and `keeps`, for a service that caches thousands of Nodes and
+// reads a part of each: without the model (NodeModel::kSkip) for a reader of the drain
+// inputs only; of the annotations and conditions, the ones its readers look at. Without
+// annotations and conditions a Node's view is about 1.5 KB smaller (cache_memory_bench).
+std::function<std::any(absl::string_view)> NodeViewForCacheKeeping(NodeModel model,
+                                                                   ViewKeeps keeps);
 
 // A cached Node's view: the one its informer parsed when it stored the Node (parse_view =
-// one of the *ForCache above), else parsed from its JSON now with `model` (an informer without
-// views, a test's). A stored view is returned as stored: whether it has the model, and
-// which annotations and conditions, is the informer's parse_view's choice.
+// NodeViewForCache or NodeViewForCacheKeeping), else parsed from its JSON now with `model` (an
+// informer without views, a test's). A stored view is returned as stored: whether it has the model,
+// and which annotations and conditions, is the informer's parse_view's choice.
 absl::StatusOr<NodeView> NodeViewOf(const k8s::CachedObject& object,
                                     NodeModel model = NodeModel::kRead);
 // A cached Node as the API model has it: the model its stored view holds, else read from

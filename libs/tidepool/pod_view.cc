@@ -6,11 +6,10 @@
 #include "k8s/object_json.h"
 #include "rapidjson/document.h"
 #include "tidepool/contract.h"
-#include "tidepool/view_fields.h"
 
 namespace tidepool::api {
 
-absl::StatusOr<PodView> ParsePodView(absl::string_view json) {
+absl::StatusOr<PodView> ParsePodView(absl::string_view json, const ViewKeeps& keeps) {
   absl::StatusOr<rapidjson::Document> doc = k8s::ParseJsonObject(json, "Pod");
   if (!doc.ok()) return doc.status();
   const rapidjson::Value* metadata = k8s::FindMember(*doc, "metadata");
@@ -29,9 +28,10 @@ absl::StatusOr<PodView> ParsePodView(absl::string_view json) {
   }
   if (pod.slurm_node.empty()) pod.slurm_node = pod.name;
   pod.controller_uid = ControllerUid(*metadata);
-  pod.annotations = StringMap(k8s::FindMember(*metadata, "annotations"));
-  if (auto hash = pod.annotations.find(kTemplateHashAnnotation); hash != pod.annotations.end()) {
-    pod.template_hash = hash->second;
+  if (const rapidjson::Value* annotations = k8s::FindMember(*metadata, "annotations")) {
+    pod.template_hash = k8s::StringMember(*annotations, kTemplateHashAnnotation);
+    pod.annotations = StringMap(
+        annotations, [&keeps](absl::string_view key) { return keeps.KeepsAnnotation(key); });
   }
   if (const rapidjson::Value* spec = k8s::FindMember(*doc, "spec")) {
     pod.node_name = k8s::StringMember(*spec, "nodeName");
@@ -39,14 +39,16 @@ absl::StatusOr<PodView> ParsePodView(absl::string_view json) {
   if (const rapidjson::Value* status = k8s::FindMember(*doc, "status")) {
     pod.phase = k8s::StringMember(*status, "phase");
   }
-  pod.conditions = k8s::ReadConditions(*doc, IsWrittenByTidepool);
+  pod.conditions = k8s::ReadConditions(
+      *doc, [&keeps](absl::string_view type) { return keeps.KeepsCondition(type); },
+      IsWrittenByTidepool);
   // The containers' readiness, not Ready: Ready also waits on the SlurmNodeInUse gate,
   // which is False for a drained idle node, and reading that as "pod not ready" would
   // keep the node drained for good. A pod without ContainersReady (written by hand, an
   // old kubelet) is read by Ready.
-  auto ready = pod.conditions.find(kContainersReadyCondition);
-  if (ready == pod.conditions.end()) ready = pod.conditions.find(kReadyCondition);
-  pod.ready = ready != pod.conditions.end() && ready->second.status == "True";
+  std::string ready = k8s::ReadConditionStatus(*doc, kContainersReadyCondition);
+  if (ready.empty()) ready = k8s::ReadConditionStatus(*doc, kReadyCondition);
+  pod.ready = ready == "True";
   return pod;
 }
 
@@ -56,14 +58,10 @@ std::any PodViewForCache(absl::string_view json) {
   return *std::move(pod);
 }
 
-std::function<std::any(absl::string_view)> PodViewForCacheKeeping(
-    std::vector<std::string> annotation_keys, std::vector<std::string> condition_types) {
-  return [annotations = std::move(annotation_keys),
-          conditions = std::move(condition_types)](absl::string_view json) -> std::any {
-    absl::StatusOr<PodView> pod = ParsePodView(json);
+std::function<std::any(absl::string_view)> PodViewForCacheKeeping(ViewKeeps keeps) {
+  return [keeps = std::move(keeps)](absl::string_view json) -> std::any {
+    absl::StatusOr<PodView> pod = ParsePodView(json, keeps);
     if (!pod.ok()) return {};
-    std::erase_if(pod->annotations, NotListedIn(annotations));
-    std::erase_if(pod->conditions, NotListedIn(conditions));
     return *std::move(pod);
   };
 }

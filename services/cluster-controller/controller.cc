@@ -112,9 +112,11 @@ ClusterController::ClusterController(k8s::Client& client,
       pods_(client, k8s::Pods(), options_.served.watch_namespace(),
             Labelled(api::kSlurmdComponent,
                      // What the render and PodChangeMatters read of a pod's annotations.
-                     api::PodViewForCacheKeeping({api::kSlurmAttributesAnnotation}, {}))),
+                     api::PodViewForCacheKeeping(
+                         api::ViewKeeps::Only({api::kSlurmAttributesAnnotation}, {})))),
       nodes_(client, k8s::Nodes(), "",
-             {.parse_view = api::NodeModelViewForCache,
+             {.parse_view =
+                  api::NodeViewForCacheKeeping(api::NodeModel::kRead, api::ViewKeeps::Only({}, {})),
               .keep_viewed_json = false,
               .keep_viewed_labels = false}),
       // The rendered configuration's and the login users' (labelled with the login component).

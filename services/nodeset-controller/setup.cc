@@ -49,14 +49,16 @@ class Process {
     informers_ = {
         .node_sets = &factory_.For(api::NodeSets(), ns),
         .nodes = &factory_.For(k8s::Nodes(), "",
-                               {.parse_view = api::NodeModelViewForCache,
+                               {.parse_view = api::NodeViewForCacheKeeping(
+                                    api::NodeModel::kRead, api::ViewKeeps::Only({}, {})),
                                 .keep_viewed_json = false,
                                 .keep_viewed_labels = false}),
         .pods = &factory_.For(
             k8s::Pods(), ns,
             {.label_selector = absl::StrCat(api::kComponentLabel, "=", api::kSlurmdComponent),
              // Its gate guard reads SlurmNodeInUse.
-             .parse_view = api::PodViewForCacheKeeping({}, {api::kSlurmNodeInUseCondition}),
+             .parse_view = api::PodViewForCacheKeeping(
+                 api::ViewKeeps::Only({}, {api::kSlurmNodeInUseCondition})),
              .keep_viewed_json = false}),
         .clusters = &factory_.For(api::SlurmClusters(), ns)};
     controller_ = std::make_unique<NodeSetController>(

@@ -58,7 +58,7 @@ class Process {
         .slurmd_pods = &factory_.For(
             k8s::Pods(), ns,
             {.label_selector = absl::StrCat(api::kComponentLabel, "=", api::kSlurmdComponent),
-             .parse_view = api::PodViewForCacheKeeping({}, {}),
+             .parse_view = api::PodViewForCacheKeeping(api::ViewKeeps::Only({}, {})),
              .keep_viewed_json = false}),
         .node_sets = &factory_.For(api::NodeSets(), ns),
         // Every namespace's: another cluster's scheduler may have the same name.

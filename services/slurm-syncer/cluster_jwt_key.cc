@@ -10,7 +10,6 @@
 #include "tidepool/resources.h"
 
 namespace tidepool::syncer {
-namespace {}  // namespace
 
 std::string JwtKeySecretNameOf(const v1::SlurmCluster& cluster) {
   const std::string& named = cluster.spec().auth().jwt_key_secret();

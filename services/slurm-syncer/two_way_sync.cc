@@ -54,20 +54,21 @@ std::vector<std::string> DrainCauseLabels() {
 // Of a pod's annotations and conditions, the two-way sync reads the ones it writes only.
 k8s::InformerOptions SlurmdPods() {
   return {.label_selector = absl::StrCat(api::kComponentLabel, "=", api::kSlurmdComponent),
-          .parse_view = api::PodViewForCacheKeeping(
+          .parse_view = api::PodViewForCacheKeeping(api::ViewKeeps::Only(
               {api::kSlurmStateAnnotation, api::kSlurmReasonAnnotation},
-              {api::kSlurmNodeReadyCondition, api::kSlurmNodeInUseCondition}),
+              {api::kSyncerPodConditions.begin(), api::kSyncerPodConditions.end()})),
           .keep_viewed_json = false};
 }
 
 // The drain inputs only: the two-way sync does not read taints or allocatable, and of the
 // annotations and conditions only those it writes and the `drain_conditions`.
 k8s::InformerOptions DrainInputsOfNodes(const std::vector<std::string>& drain_conditions) {
-  std::vector<std::string> conditions = {api::kSlurmDrainCondition, api::kSlurmCordonCondition,
-                                         api::kSlurmNotRespondingCondition};
+  std::vector<std::string> conditions(api::kSyncerNodeConditions.begin(),
+                                      api::kSyncerNodeConditions.end());
   conditions.insert(conditions.end(), drain_conditions.begin(), drain_conditions.end());
-  return {.parse_view =
-              api::NodeDrainViewForCacheKeeping({api::kDrainAnnotation}, std::move(conditions)),
+  return {.parse_view = api::NodeViewForCacheKeeping(
+              api::NodeModel::kSkip,
+              api::ViewKeeps::Only({api::kDrainAnnotation}, std::move(conditions))),
           .keep_viewed_json = false,
           .keep_viewed_labels = false};
 }

@@ -35,6 +35,7 @@
 namespace {
 
 using tidepool::k8s::Informer;
+namespace api = tidepool::api;
 using ParseView = std::function<std::any(absl::string_view)>;
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
@@ -158,34 +159,34 @@ int main(int argc, char** argv) {
   const std::vector<Case> cases = {
       {"Node, entry only", "(floor)", false, nothing},
       {"Node, JSON only", "(no view)", false, nullptr},
-      {"Node, NodeView + JSON", "(JSON kept)", false, tidepool::api::NodeViewForCache, true},
+      {"Node, NodeView + JSON", "(JSON kept)", false, api::NodeViewForCache, true},
       {"Node, NodeView with model", "(all annotations and conditions)", false,
-       tidepool::api::NodeViewForCache, false, false},
+       api::NodeViewForCache, false, false},
       {"Node, model view", "cluster-controller, nodeset-controller", false,
-       tidepool::api::NodeModelViewForCache, false, false},
+       api::NodeViewForCacheKeeping(api::NodeModel::kRead, api::ViewKeeps::Only({}, {})), false,
+       false},
       {"Node, drain view", "(all annotations and conditions)", false,
-       tidepool::api::NodeDrainViewForCache, false, false},
+       api::NodeViewForCacheKeeping(api::NodeModel::kSkip, {}), false, false},
       {"Node, drain view, its conditions", "slurm-syncer", false,
-       tidepool::api::NodeDrainViewForCacheKeeping(
-           {tidepool::api::kDrainAnnotation},
-           {tidepool::api::kSlurmDrainCondition, tidepool::api::kSlurmCordonCondition,
-            tidepool::api::kSlurmNotRespondingCondition}),
+       api::NodeViewForCacheKeeping(
+           api::NodeModel::kSkip,
+           api::ViewKeeps::Only({api::kDrainAnnotation}, {api::kSyncerNodeConditions.begin(),
+                                                          api::kSyncerNodeConditions.end()})),
        false, false},
       {"slurmd pod, entry only", "(floor)", true, nothing},
       {"slurmd pod, JSON only", "(no view)", true, nullptr},
-      {"slurmd pod, PodView + JSON", "(JSON kept)", true, tidepool::api::PodViewForCache, true},
-      {"slurmd pod, PodView", "(all annotations and conditions)", true,
-       tidepool::api::PodViewForCache},
+      {"slurmd pod, PodView + JSON", "(JSON kept)", true, api::PodViewForCache, true},
+      {"slurmd pod, PodView", "(all annotations and conditions)", true, api::PodViewForCache},
       {"slurmd pod, PodView, its conditions", "slurm-syncer", true,
-       tidepool::api::PodViewForCacheKeeping(
-           {tidepool::api::kSlurmStateAnnotation, tidepool::api::kSlurmReasonAnnotation},
-           {tidepool::api::kSlurmNodeReadyCondition, tidepool::api::kSlurmNodeInUseCondition})},
+       api::PodViewForCacheKeeping(api::ViewKeeps::Only(
+           {api::kSlurmStateAnnotation, api::kSlurmReasonAnnotation},
+           {api::kSyncerPodConditions.begin(), api::kSyncerPodConditions.end()}))},
       {"slurmd pod, PodView, no condition", "cluster-controller", true,
-       tidepool::api::PodViewForCacheKeeping({tidepool::api::kSlurmAttributesAnnotation}, {})},
+       api::PodViewForCacheKeeping(api::ViewKeeps::Only({api::kSlurmAttributesAnnotation}, {}))},
       {"slurmd pod, PodView, one condition", "nodeset-controller", true,
-       tidepool::api::PodViewForCacheKeeping({}, {tidepool::api::kSlurmNodeInUseCondition})},
+       api::PodViewForCacheKeeping(api::ViewKeeps::Only({}, {api::kSlurmNodeInUseCondition}))},
       {"slurmd pod, PodView, bare", "pod-scheduler", true,
-       tidepool::api::PodViewForCacheKeeping({}, {})},
+       api::PodViewForCacheKeeping(api::ViewKeeps::Only({}, {}))},
   };
   std::printf("%d objects per case; heap in use per cached object (mallinfo2, after trim)\n",
               objects);

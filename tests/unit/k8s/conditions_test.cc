@@ -42,5 +42,27 @@ TEST_CASE("conditions are read by type; details only of the types asked for") {
   CHECK(ReadConditions(Doc(R"({})")).empty());
 }
 
+TEST_CASE("only the kept conditions are read; a status is found by type") {
+  const rapidjson::Document doc = Doc(R"({"status": {"conditions": [
+      {"type": "Ready", "status": "True", "reason": "KubeletReady"},
+      {"type": "Mine", "status": "False", "reason": "Because"},
+      {"type": "Other", "status": "Unknown"}]}})");
+  const std::map<std::string, Condition> kept = ReadConditions(
+      doc, [](absl::string_view type) { return type != "Other"; },
+      [](absl::string_view type) { return type == "Mine"; });
+  REQUIRE(kept.size() == 2);
+  CHECK(kept.at("Ready").reason.empty());
+  CHECK(kept.at("Mine").reason == "Because");
+  CHECK(ReadConditions(
+            doc, [](absl::string_view) { return false; }, [](absl::string_view) { return true; })
+            .empty());
+
+  CHECK(ReadConditionStatus(doc, "Ready") == "True");
+  CHECK(ReadConditionStatus(doc, "Other") == "Unknown");
+  CHECK(ReadConditionStatus(doc, "Absent").empty());
+  CHECK(ReadConditionStatus(Doc(R"({"status": {"conditions": {}}})"), "Ready").empty());
+  CHECK(ReadConditionStatus(Doc("[1]"), "Ready").empty());
+}
+
 }  // namespace
 }  // namespace tidepool::k8s

@@ -83,7 +83,7 @@ TEST_CASE("a Node's view for an informer's cache: the view with its model, or no
 }
 
 TEST_CASE("a Node's model view keeps no annotations or conditions, but what was read of them") {
-  std::any view = NodeModelViewForCache(R"({
+  std::any view = NodeViewForCacheKeeping(NodeModel::kRead, ViewKeeps::Only({}, {}))(R"({
     "metadata": {"name": "k-5", "labels": {"pool": "gpu"},
                  "annotations": {"tidepool.dev/cordon-reason": "disk", "other": "x"}},
     "spec": {"unschedulable": true},
@@ -98,11 +98,12 @@ TEST_CASE("a Node's model view keeps no annotations or conditions, but what was 
   CHECK(node->cordon_reason == "disk");
   REQUIRE(node->info.ok());
   CHECK(node->info->metadata().labels().at("pool") == "gpu");
-  CHECK_FALSE(NodeModelViewForCache("[1]").has_value());
+  CHECK_FALSE(NodeViewForCacheKeeping(NodeModel::kRead, {})("[1]").has_value());
 }
 
 TEST_CASE("a Node's drain view keeps only the annotations and conditions it is told to") {
-  std::any view = NodeDrainViewForCacheKeeping({"tidepool.dev/drain"}, {"SlurmDrain", "GpuFailed"})(
+  std::any view = NodeViewForCacheKeeping(
+      NodeModel::kSkip, ViewKeeps::Only({"tidepool.dev/drain"}, {"SlurmDrain", "GpuFailed"}))(
       R"({"metadata": {"name": "k-6",
                       "annotations": {"tidepool.dev/cordon-reason": "disk",
                                       "tidepool.dev/drain": "k8s: x", "other": "y"}},
@@ -119,7 +120,19 @@ TEST_CASE("a Node's drain view keeps only the annotations and conditions it is t
   CHECK(node->ready);
   CHECK(node->cordon_reason == "disk");
   CHECK(node->info.status().code() == absl::StatusCode::kFailedPrecondition);
-  CHECK_FALSE(NodeDrainViewForCacheKeeping({}, {})("[1]").has_value());
+  CHECK_FALSE(NodeViewForCacheKeeping(NodeModel::kSkip, {})("[1]").has_value());
+}
+
+TEST_CASE("a Node's drain view with no lists keeps every annotation and condition") {
+  std::any view = NodeViewForCacheKeeping(NodeModel::kSkip, {})(
+      R"({"metadata": {"name": "k-7", "annotations": {"a": "1", "b": "2"}},
+         "status": {"conditions": [{"type": "Ready", "status": "False"},
+                                   {"type": "GpuFailed", "status": "True"}]}})");
+  const NodeView* node = std::any_cast<NodeView>(&view);
+  REQUIRE(node != nullptr);
+  CHECK(node->annotations.size() == 2);
+  CHECK(node->conditions.size() == 2);
+  CHECK_FALSE(node->ready);
 }
 
 TEST_CASE("a cached Node's model: from its view, its JSON, or an error when it has neither") {
@@ -127,10 +140,12 @@ TEST_CASE("a cached Node's model: from its view, its JSON, or an error when it h
   k8s::CachedObject full{.json = "", .view = NodeViewForCache(json)};
   REQUIRE(NodeInfoOf(full).ok());
   CHECK(NodeInfoOf(full)->metadata().labels().at("pool") == "gpu");
-  k8s::CachedObject drain_with_json{.json = json, .view = NodeDrainViewForCache(json)};
+  k8s::CachedObject drain_with_json{.json = json,
+                                    .view = NodeViewForCacheKeeping(NodeModel::kSkip, {})(json)};
   REQUIRE(NodeInfoOf(drain_with_json).ok());  // read from the JSON
   CHECK(NodeInfoOf(drain_with_json)->metadata().name() == "k-4");
-  k8s::CachedObject drain_only{.json = "", .view = NodeDrainViewForCache(json)};
+  k8s::CachedObject drain_only{.json = "",
+                               .view = NodeViewForCacheKeeping(NodeModel::kSkip, {})(json)};
   CHECK(NodeInfoOf(drain_only).status().code() == absl::StatusCode::kFailedPrecondition);
 }
 

@@ -101,8 +101,8 @@ TEST_CASE("a pod's view for a cache that keeps only the annotations and conditio
                               {"type": "PodScheduled", "status": "True"},
                               {"type": "tidepool.dev/SlurmNodeInUse", "status": "False",
                                "reason": "Idle"}]}})";
-  std::any view = PodViewForCacheKeeping({"tidepool.dev/slurm-attributes", "absent"},
-                                         {"tidepool.dev/SlurmNodeInUse"})(kJson);
+  std::any view = PodViewForCacheKeeping(ViewKeeps::Only(
+      {"tidepool.dev/slurm-attributes", "absent"}, {"tidepool.dev/SlurmNodeInUse"}))(kJson);
   const PodView* pod = std::any_cast<PodView>(&view);
   REQUIRE(pod != nullptr);
   CHECK(pod->annotations ==
@@ -113,12 +113,26 @@ TEST_CASE("a pod's view for a cache that keeps only the annotations and conditio
   CHECK(pod->template_hash == "sha256:t");
   CHECK(pod->ready);
 
-  std::any bare = PodViewForCacheKeeping({}, {})(kJson);
+  std::any bare = PodViewForCacheKeeping(ViewKeeps::Only({}, {}))(kJson);
   REQUIRE(std::any_cast<PodView>(&bare) != nullptr);
   CHECK(std::any_cast<PodView>(&bare)->annotations.empty());
   CHECK(std::any_cast<PodView>(&bare)->conditions.empty());
   CHECK(std::any_cast<PodView>(&bare)->ready);
-  CHECK_FALSE(PodViewForCacheKeeping({}, {})("[1]").has_value());
+  CHECK_FALSE(PodViewForCacheKeeping(ViewKeeps::Only({}, {}))("[1]").has_value());
+}
+
+TEST_CASE("a bare pod view without ContainersReady reads its readiness from Ready") {
+  std::any view = PodViewForCacheKeeping(ViewKeeps::Only({}, {}))(
+      R"({"metadata": {"name": "gpu-02", "namespace": "hpc"},
+          "status": {"conditions": [{"type": "Ready", "status": "True"}]}})");
+  REQUIRE(std::any_cast<PodView>(&view) != nullptr);
+  CHECK(std::any_cast<PodView>(&view)->ready);
+  std::any not_ready = PodViewForCacheKeeping(ViewKeeps::Only({}, {}))(
+      R"({"metadata": {"name": "gpu-02", "namespace": "hpc"},
+          "status": {"conditions": [{"type": "ContainersReady", "status": "False"},
+                                    {"type": "Ready", "status": "True"}]}})");
+  REQUIRE(std::any_cast<PodView>(&not_ready) != nullptr);
+  CHECK_FALSE(std::any_cast<PodView>(&not_ready)->ready);
 }
 
 TEST_CASE("a cached pod's view in place: the informer's without a copy, else parsed") {

@@ -72,8 +72,8 @@ TEST_CASE("slurm-syncer's writes to a pod do not sync the cluster; the pod's own
 
 TEST_CASE("as the controller caches pods, a condition's change alone does not sync the cluster") {
   const auto cached = [](const std::string& json) {
-    return k8s::CachedObject{
-        .view = api::PodViewForCacheKeeping({api::kSlurmAttributesAnnotation}, {})(json)};
+    return k8s::CachedObject{.view = api::PodViewForCacheKeeping(api::ViewKeeps::Only(
+                                 {api::kSlurmAttributesAnnotation}, {}))(json)};
   };
   const std::string pod = PodJson("IDLE", "False");
   const k8s::CachedObject before = cached(pod);
