@@ -148,6 +148,8 @@ void ServiceContext::RunShutdownHooks() {
 
 int RunService(int argc, char** argv, const ServiceDefinition& definition) {
   ShutdownSignal shutdown_signal;  // before any thread starts, so all inherit the mask
+  // Before any large block is allocated: the thresholds stop moving once set.
+  if (definition.return_freed_heap_every > absl::ZeroDuration()) ReturnLargeBlocksAtOnce();
   ConfigureLogging(definition.name, LogLevel::kInfo);
   absl::SetProgramUsageMessage(
       absl::StrCat(definition.summary, "\n\nUsage: ", definition.name, " [flags]"));

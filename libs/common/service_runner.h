@@ -72,8 +72,8 @@ struct ServiceDefinition {
   // Optional one-shot commands: called with the positional arguments when there are any;
   // returns the exit code, or nullopt when the arguments name no command.
   std::function<std::optional<int>(const std::vector<std::string>&)> command;
-  // How often freed heap is returned to the kernel (FreedHeapReturner); zero: never (a
-  // service that keeps it on purpose).
+  // How often freed heap is returned to the kernel (FreedHeapReturner), large blocks at once
+  // (ReturnLargeBlocksAtOnce); zero: neither (a service that keeps it on purpose).
   absl::Duration return_freed_heap_every = absl::Seconds(30);
 };
 
