@@ -10,6 +10,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -207,14 +208,31 @@ TEST_CASE("100 faults while jobs run and Nodes are cordoned and scaled lose no j
   // Undo the disturbances (the API server answers again: restart-apiserver waited for it).
   for (const std::string& node : kNodeNames) s.Kubectl({"uncordon", node});
   s.Kubectl({"-n", "hpc", "scale", "nodeset", "h100-a", "--replicas=2"});
-  auto converged = [&] {
+  // A pod recreated after a failover has the old name but is not Ready yet, and its node is
+  // idle until the syncer drains it for that: converged means every pod is Ready and not being
+  // deleted, and the state held for a while.
+  auto converged_now = [&] {
     const std::string nodes = s.SlurmNodes();
     int idle = 0;
     for (absl::string_view line : absl::StrSplit(nodes, '\n', absl::SkipEmpty())) {
       if (absl::StrContains(line, " idle ")) ++idle;
     }
+    const std::string readiness = s.Json({"-n", "hpc", "get", "pods"},
+                                         "{range .items[*]}{.metadata.deletionTimestamp}"
+                                         "{.status.conditions[?(@.type==\"Ready\")].status} {end}");
     return idle == kNodes - 1 && s.SlurmReason(kPersonNode) == kPersonReason &&
-           s.Json({"-n", "hpc", "get", "pods"}, "{.items[*].metadata.name}") == pods_before;
+           s.Json({"-n", "hpc", "get", "pods"}, "{.items[*].metadata.name}") == pods_before &&
+           readiness ==
+               absl::StrCat(absl::StrJoin(std::vector<std::string>(kNodes, "True"), " "), " ");
+  };
+  std::optional<absl::Time> converged_since;
+  auto converged = [&] {
+    if (!converged_now()) {
+      converged_since.reset();
+      return false;
+    }
+    if (!converged_since) converged_since = absl::Now();
+    return absl::Now() - *converged_since >= absl::Seconds(5);
   };
   const bool settled = Eventually(converged, absl::Seconds(300)).has_value();
   INFO(s.SlurmNodes());
