@@ -31,27 +31,44 @@ std::map<std::string, Condition> ReadConditions(
   const rapidjson::Value* list = ConditionList(object);
   if (list == nullptr) return out;
   for (const rapidjson::Value& c : list->GetArray()) {
-    std::string type = StringMember(c, "type");
-    if (!kept(type)) continue;
-    Condition condition{.type = type, .status = StringMember(c, "status")};
-    if (detailed(condition.type)) {
+    // Compared in place: a condition that is not kept costs no allocation.
+    const absl::string_view type = StringViewMember(c, "type");
+    if (type.empty() || !kept(type)) continue;  // a condition without a type is none
+    Condition condition{.type = std::string(type), .status = StringMember(c, "status")};
+    if (detailed(type)) {
       condition.reason = StringMember(c, "reason");
       condition.message = StringMember(c, "message");
       condition.last_transition_time = StringMember(c, "lastTransitionTime");
       condition.observed_generation = IntMember(c, "observedGeneration");
     }
-    out[std::move(type)] = std::move(condition);
+    out.insert_or_assign(condition.type, std::move(condition));
   }
   return out;
 }
 
 std::string ReadConditionStatus(const rapidjson::Value& object, absl::string_view type) {
+  return ReadFirstConditionStatus(object, {type});
+}
+
+std::string ReadFirstConditionStatus(const rapidjson::Value& object,
+                                     std::initializer_list<absl::string_view> types) {
   const rapidjson::Value* list = ConditionList(object);
   if (list == nullptr) return "";
+  // The rank in `types` of the best condition seen so far, and its status.
+  size_t best = types.size();
+  absl::string_view status;
   for (const rapidjson::Value& c : list->GetArray()) {
-    if (StringMember(c, "type") == type) return StringMember(c, "status");
+    const absl::string_view type = StringViewMember(c, "type");
+    if (type.empty()) continue;
+    for (size_t rank = 0; rank < best; ++rank) {
+      if (type == types.begin()[rank]) {
+        best = rank;
+        status = StringViewMember(c, "status");
+        break;
+      }
+    }
   }
-  return "";
+  return std::string(status);
 }
 
 std::string TransitionTime(const std::map<std::string, Condition>& current, const Condition& next,

@@ -5,6 +5,7 @@
 // only when the status changes.
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <vector>
@@ -40,6 +41,10 @@ std::map<std::string, Condition> ReadConditions(
     absl::FunctionRef<bool(absl::string_view type)> detailed);
 // The status of the condition `type` in `object`'s status.conditions, or "" without one.
 std::string ReadConditionStatus(const rapidjson::Value& object, absl::string_view type);
+// The status of the first of `types` that `object` has a condition of, or "" with none of
+// them: one pass over the conditions, which are not copied.
+std::string ReadFirstConditionStatus(const rapidjson::Value& object,
+                                     std::initializer_list<absl::string_view> types);
 
 // The lastTransitionTime for `next`: the current one when the status is unchanged,
 // else `now` (RFC 3339, seconds).

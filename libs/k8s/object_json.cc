@@ -40,9 +40,13 @@ const rapidjson::Value* FindMember(const rapidjson::Value& object, const char* k
 }
 
 std::string StringMember(const rapidjson::Value& object, const char* key) {
+  return std::string(StringViewMember(object, key));
+}
+
+absl::string_view StringViewMember(const rapidjson::Value& object, const char* key) {
   const rapidjson::Value* value = FindMember(object, key);
-  if (value == nullptr || !value->IsString()) return "";
-  return std::string(value->GetString(), value->GetStringLength());
+  if (value == nullptr || !value->IsString()) return {};
+  return absl::string_view(value->GetString(), value->GetStringLength());
 }
 
 std::string AnnotationOf(absl::string_view object_json, const char* key) {

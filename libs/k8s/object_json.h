@@ -28,6 +28,9 @@ void DropManagedFields(rapidjson::Value& object);
 // The member `key` of `object`, or null when `object` is not an object or lacks it.
 const rapidjson::Value* FindMember(const rapidjson::Value& object, const char* key);
 std::string StringMember(const rapidjson::Value& object, const char* key);
+// The same as a view into `object` (valid while it lives): no copy, for a member that is
+// only compared.
+absl::string_view StringViewMember(const rapidjson::Value& object, const char* key);
 int64_t IntMember(const rapidjson::Value& object, const char* key);
 bool BoolMember(const rapidjson::Value& object, const char* key);
 // metadata.annotations[key] of an object's JSON; "" when unreadable or absent.

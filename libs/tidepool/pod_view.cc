@@ -46,9 +46,8 @@ absl::StatusOr<PodView> ParsePodView(absl::string_view json, const ViewKeeps& ke
   // which is False for a drained idle node, and reading that as "pod not ready" would
   // keep the node drained for good. A pod without ContainersReady (written by hand, an
   // old kubelet) is read by Ready.
-  std::string ready = k8s::ReadConditionStatus(*doc, kContainersReadyCondition);
-  if (ready.empty()) ready = k8s::ReadConditionStatus(*doc, kReadyCondition);
-  pod.ready = ready == "True";
+  pod.ready =
+      k8s::ReadFirstConditionStatus(*doc, {kContainersReadyCondition, kReadyCondition}) == "True";
   return pod;
 }
 

@@ -40,6 +40,7 @@ TEST_CASE("conditions are read by type; details only of the types asked for") {
 
   CHECK(ReadConditions(Doc(R"({"status": {"conditions": {}}})")).empty());
   CHECK(ReadConditions(Doc(R"({})")).empty());
+  CHECK(ReadConditions(Doc(R"({"status": {"conditions": [{"status": "True"}]}})")).empty());
 }
 
 TEST_CASE("only the kept conditions are read; a status is found by type") {
@@ -62,6 +63,20 @@ TEST_CASE("only the kept conditions are read; a status is found by type") {
   CHECK(ReadConditionStatus(doc, "Absent").empty());
   CHECK(ReadConditionStatus(Doc(R"({"status": {"conditions": {}}})"), "Ready").empty());
   CHECK(ReadConditionStatus(Doc("[1]"), "Ready").empty());
+}
+
+TEST_CASE("the first of several types wins wherever it is in the list") {
+  const rapidjson::Document doc = Doc(R"({"status": {"conditions": [
+      {"type": "Ready", "status": "False"},
+      {"type": "ContainersReady", "status": "True"},
+      {"type": 7, "status": "Unknown"}]}})");
+  CHECK(ReadFirstConditionStatus(doc, {"ContainersReady", "Ready"}) == "True");
+  CHECK(ReadFirstConditionStatus(doc, {"Ready", "ContainersReady"}) == "False");
+  CHECK(ReadFirstConditionStatus(doc, {"Absent", "Ready"}) == "False");
+  CHECK(ReadFirstConditionStatus(doc, {"Absent"}).empty());
+  CHECK(ReadFirstConditionStatus(doc, {}).empty());
+  // A type that is not a string is no type: it matches nothing, not even "".
+  CHECK(ReadFirstConditionStatus(doc, {""}).empty());
 }
 
 }  // namespace
