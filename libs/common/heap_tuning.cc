@@ -2,25 +2,72 @@
 
 #include <malloc.h>
 
-#include <climits>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace tidepool::common {
+
+namespace {
+
+constexpr size_t kMiB = size_t{1} << 20;
+// glibc's DEFAULT_MMAP_THRESHOLD_MAX on 64-bit: mallopt refuses a larger mmap threshold.
+constexpr size_t kLargestMmapThreshold = 32 * kMiB;
+
+struct Setting {
+  int parameter;
+  const char* name;
+  size_t value;
+};
+
+// Every setting is tried; the error names those glibc refused (mallopt returns 0).
+absl::Status Apply(std::initializer_list<Setting> settings) {
+  std::vector<std::string> refused;
+  for (const Setting& s : settings) {
+    if (mallopt(s.parameter, static_cast<int>(s.value)) == 0) {
+      refused.push_back(absl::StrCat(s.name, "=", s.value));
+    }
+  }
+  if (refused.empty()) return absl::OkStatus();
+  return absl::InternalError(
+      absl::StrCat("glibc refused mallopt ", absl::StrJoin(refused, ", "),
+                   "; freed heap is kept or returned as glibc's defaults say"));
+}
+
+}  // namespace
 
 FreedHeapReturner::FreedHeapReturner(absl::Duration interval)
     : worker_(interval, [] { malloc_trim(0); }) {}
 
-void ReturnLargeBlocksAtOnce() {
-  constexpr int kMiB = 1 << 20;
-  mallopt(M_MMAP_THRESHOLD, 1 * kMiB);
-  mallopt(M_TRIM_THRESHOLD, 2 * kMiB);
+absl::Status ReturnLargeBlocksAtOnce() {
+  return Apply({{M_MMAP_THRESHOLD, "M_MMAP_THRESHOLD", 1 * kMiB},
+                {M_TRIM_THRESHOLD, "M_TRIM_THRESHOLD", 2 * kMiB}});
 }
 
-void RetainFreedHeap(size_t bytes) {
-  const int limit = bytes > static_cast<size_t>(INT_MAX) ? INT_MAX : static_cast<int>(bytes);
-  // Large blocks from the heap rather than fresh mmaps, and no trimming below `limit`.
-  mallopt(M_MMAP_THRESHOLD, limit / 4);
-  mallopt(M_TRIM_THRESHOLD, limit);
-  mallopt(M_TOP_PAD, limit / 4);
+absl::Status RetainFreedHeap(size_t bytes) {
+  if (bytes / 4 > kLargestMmapThreshold) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot retain ", bytes, " bytes of freed heap: at most ",
+                     4 * kLargestMmapThreshold, " (glibc's largest mmap threshold is ",
+                     kLargestMmapThreshold, " bytes, a quarter of what is retained)"));
+  }
+  // Large blocks from the heap rather than fresh mmaps, and no trimming below `bytes`.
+  return Apply({{M_MMAP_THRESHOLD, "M_MMAP_THRESHOLD", bytes / 4},
+                {M_TRIM_THRESHOLD, "M_TRIM_THRESHOLD", bytes},
+                {M_TOP_PAD, "M_TOP_PAD", bytes / 4}});
+}
+
+absl::Status ApplyHeapPolicy(const HeapPolicy& policy) {
+  switch (policy.kind) {
+    case HeapPolicy::Kind::kReturn:
+      return ReturnLargeBlocksAtOnce();
+    case HeapPolicy::Kind::kRetain:
+      return RetainFreedHeap(policy.retain_bytes);
+  }
+  return absl::InvalidArgumentError("unknown heap policy");
 }
 
 }  // namespace tidepool::common

@@ -2,15 +2,41 @@
 
 #include <cstddef>
 
+#include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "common/periodic_worker.h"
 
 namespace tidepool::common {
 
+// What a service does with heap it frees; the service runner applies it at start
+// (ApplyHeapPolicy) and runs the periodic return (FreedHeapReturner).
+struct HeapPolicy {
+  enum class Kind {
+    // Large blocks from their own mappings (ReturnLargeBlocksAtOnce) and the rest returned
+    // every `return_every` (FreedHeapReturner): for services that hold caches and see bursts.
+    kReturn,
+    // Up to `retain_bytes` kept mapped between requests (RetainFreedHeap): for a service
+    // that builds and frees large responses.
+    kRetain,
+  };
+  Kind kind = Kind::kReturn;
+  absl::Duration return_every = absl::Seconds(30);
+  size_t retain_bytes = 0;
+
+  static HeapPolicy Retain(size_t bytes) { return {.kind = Kind::kRetain, .retain_bytes = bytes}; }
+};
+
+// Sets glibc's thresholds for `policy` (before any large block is allocated: glibc stops
+// moving them once they are set). An error names a setting glibc refused; the others are
+// set.
+absl::Status ApplyHeapPolicy(const HeapPolicy& policy);
+
 // Keeps up to `bytes` of freed heap mapped instead of returning it to the kernel after each
 // request. A service that builds and frees large responses (the renderer at 10,000 nodes)
 // otherwise pays a page fault for every page of every request. Costs RSS up to `bytes`.
-void RetainFreedHeap(size_t bytes);
+// InvalidArgument, and nothing set, past 128 MiB: blocks of a quarter of it are served from
+// the heap, and glibc allows an mmap threshold of 32 MiB at most.
+absl::Status RetainFreedHeap(size_t bytes);
 
 // Large blocks (a Slurm node list, a relist, a render request of every Node) from their own
 // mappings, unmapped when freed, and an arena's free top returned past 2 MiB. glibc's
@@ -19,7 +45,7 @@ void RetainFreedHeap(size_t bytes);
 // (the periodic malloc_trim did not return them). slurm-syncer at 10,000 nodes so held
 // 163 MB of heap with 43 MB in use, 34 MB of it in an arena that used 64 KB. Not for a
 // service that keeps freed heap on purpose (RetainFreedHeap).
-void ReturnLargeBlocksAtOnce();
+absl::Status ReturnLargeBlocksAtOnce();
 
 // Returns freed heap to the kernel every `interval` (malloc_trim) while it lives. glibc
 // keeps what a burst freed (a relist, a render request of every Node, thousands of

@@ -149,8 +149,9 @@ void ServiceContext::RunShutdownHooks() {
 int RunService(int argc, char** argv, const ServiceDefinition& definition) {
   ShutdownSignal shutdown_signal;  // before any thread starts, so all inherit the mask
   // Before any large block is allocated: the thresholds stop moving once set.
-  if (definition.return_freed_heap_every > absl::ZeroDuration()) ReturnLargeBlocksAtOnce();
+  const absl::Status heap_policy = ApplyHeapPolicy(definition.heap);
   ConfigureLogging(definition.name, LogLevel::kInfo);
+  if (!heap_policy.ok()) LogWarn("heap_policy_not_applied", {{"error", heap_policy}});
   absl::SetProgramUsageMessage(
       absl::StrCat(definition.summary, "\n\nUsage: ", definition.name, " [flags]"));
   std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
@@ -205,8 +206,9 @@ int RunService(int argc, char** argv, const ServiceDefinition& definition) {
     }
   }
   std::optional<FreedHeapReturner> heap_returner;
-  if (definition.return_freed_heap_every > absl::ZeroDuration()) {
-    heap_returner.emplace(definition.return_freed_heap_every);
+  if (definition.heap.kind == HeapPolicy::Kind::kReturn &&
+      definition.heap.return_every > absl::ZeroDuration()) {
+    heap_returner.emplace(definition.heap.return_every);
   }
   return Serve(context, shutdown_signal);
 }

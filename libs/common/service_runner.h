@@ -11,6 +11,7 @@
 #include "common/grpc_authz.h"
 #include "common/grpc_channel.h"
 #include "common/grpc_tls.h"
+#include "common/heap_tuning.h"
 #include "common/http_server.h"
 #include "common/service_flags.h"
 #include "grpcpp/impl/codegen/service_type.h"
@@ -72,9 +73,8 @@ struct ServiceDefinition {
   // Optional one-shot commands: called with the positional arguments when there are any;
   // returns the exit code, or nullopt when the arguments name no command.
   std::function<std::optional<int>(const std::vector<std::string>&)> command;
-  // How often freed heap is returned to the kernel (FreedHeapReturner), large blocks at once
-  // (ReturnLargeBlocksAtOnce); zero: neither (a service that keeps it on purpose).
-  absl::Duration return_freed_heap_every = absl::Seconds(30);
+  // What the service does with heap it frees (heap_tuning.h): returned by default.
+  HeapPolicy heap;
 };
 
 // The whole life of a service process: flags, logging, servers, SIGTERM, bounded shutdown.

@@ -15,12 +15,11 @@ int main(int argc, char** argv) {
                   "config-renderer hostlist expand|compress ...",
        .setup =
            [](tidepool::common::ServiceContext& context) {
-             tidepool::common::RetainFreedHeap(tidepool::renderer::kRetainedHeapBytes);
              context.AddGrpcService(std::make_unique<tidepool::renderer::RendererService>(
                  context.metrics(), context.Authorizer(tidepool::api::ConfigRendererGrants())));
              return absl::OkStatus();
            },
        .command = tidepool::renderer::RunOfflineCommand,
-       // Keeps freed heap between renders on purpose (RetainFreedHeap).
-       .return_freed_heap_every = absl::ZeroDuration()});
+       // Keeps freed heap between renders on purpose.
+       .heap = tidepool::common::HeapPolicy::Retain(tidepool::renderer::kRetainedHeapBytes)});
 }

@@ -9,7 +9,7 @@ namespace tidepool::renderer {
 
 // Freed heap the renderer keeps between requests (see common::RetainFreedHeap): enough for
 // the working set of a 10,000-node render, well under the 150 MB service budget.
-inline constexpr size_t kRetainedHeapBytes = 128 * 1024 * 1024;
+inline constexpr size_t kRetainedHeapBytes = size_t{128} << 20;
 
 // Renders slurm.conf, gres.conf, topology.conf and cgroup.conf for a cluster, its
 // NodeSets and their member nodes. Pure and deterministic: the same request gives the

@@ -120,11 +120,15 @@ void Run(int nodes, const std::string& output_dir) {
 int main(int argc, char** argv) {
   const std::string output_dir = argc > 1 ? argv[1] : "";
   // As the config-renderer service runs (services/config-renderer/main.cc).
-  tidepool::common::RetainFreedHeap(tidepool::renderer::kRetainedHeapBytes);
+  if (absl::Status heap = tidepool::common::RetainFreedHeap(tidepool::renderer::kRetainedHeapBytes);
+      !heap.ok()) {
+    std::fprintf(stderr, "render_bench: %s\n", std::string(heap.message()).c_str());
+    return 1;
+  }
   Run(1000, output_dir);
   Run(10000, output_dir);
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  std::printf("peak RSS %.1f MB\n", usage.ru_maxrss / 1024.0);
+  std::printf("peak RSS %.1f MB\n", static_cast<double>(usage.ru_maxrss) / 1024.0);
   return 0;
 }

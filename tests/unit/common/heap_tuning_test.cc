@@ -9,6 +9,8 @@
 #include <memory>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/time/clock.h"
 
 namespace tidepool::common {
@@ -27,7 +29,7 @@ TEST_CASE("freed heap that glibc keeps mapped is returned to the kernel") {
   // from the heap's top, in turn). The freed blocks cannot merge into the top, so glibc
   // keeps them mapped, as it keeps what a burst of requests freed between live objects.
   constexpr int kBlocks = 512;
-  constexpr size_t kBlockBytes = 64 * 1024;
+  constexpr size_t kBlockBytes = size_t{64} << 10;
   std::vector<std::unique_ptr<char[]>> burst;
   std::vector<std::unique_ptr<char[]>> staying;
   burst.reserve(kBlocks);
@@ -57,7 +59,7 @@ TEST_CASE("large blocks keep their own mappings after larger ones were freed") {
 #if defined(__SANITIZE_ADDRESS__)
   SKIP("AddressSanitizer's allocator is not glibc's");
 #endif
-  ReturnLargeBlocksAtOnce();
+  REQUIRE(ReturnLargeBlocksAtOnce().ok());
   // glibc's default would raise the mmap threshold to 8 MiB when the first block is freed,
   // and serve the second from the heap, which then keeps it mapped after it is freed.
   auto first = std::make_unique<char[]>(8 << 20);
@@ -69,6 +71,22 @@ TEST_CASE("large blocks keep their own mappings after larger ones were freed") {
   CHECK(mallinfo2().hblks == mapped_before + 1);
   second.reset();
   CHECK(mallinfo2().hblks == mapped_before);
+}
+
+TEST_CASE("more retained heap than glibc's thresholds allow is refused before anything is set") {
+  constexpr size_t kTooMuch = (size_t{128} << 20) + 4;
+  const absl::Status status = RetainFreedHeap(kTooMuch);
+  CHECK(status.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(absl::StrContains(status.message(), "at most 134217728"));
+  CHECK(ApplyHeapPolicy(HeapPolicy::Retain(kTooMuch)).code() == absl::StatusCode::kInvalidArgument);
+#if !defined(__SANITIZE_ADDRESS__)
+  // Nothing was set: a 4 MiB block still has its own mapping (the threshold is 1 MiB after
+  // the test above, 128 KiB by default; retaining would have made it 32 MiB and more).
+  const size_t mapped_before = mallinfo2().hblks;
+  auto block = std::make_unique<char[]>(4 << 20);
+  escaped = block.get();
+  CHECK(mallinfo2().hblks == mapped_before + 1);
+#endif
 }
 
 }  // namespace
