@@ -97,7 +97,7 @@ absl::StatusOr<k8s::ReconcileResult> ConfigStep::Sync(const ClusterContext& clus
   absl::StatusOr<RenderInputs> inputs =
       BuildRenderInputs(Inputs(*cluster.cluster), options_.environment);
   absl::StatusOr<v1::RenderResponse> rendered =
-      inputs.ok() ? Render(inputs->request) : absl::StatusOr<v1::RenderResponse>(inputs.status());
+      inputs.ok() ? Render(*inputs->request) : absl::StatusOr<v1::RenderResponse>(inputs.status());
   if (!rendered.ok()) {
     const bool bad_input = absl::IsInvalidArgument(rendered.status());
     const bool blocked = absl::IsFailedPrecondition(rendered.status()) && !inputs.ok();
@@ -115,7 +115,7 @@ absl::StatusOr<k8s::ReconcileResult> ConfigStep::Sync(const ClusterContext& clus
   outcome.nodes = rendered->nodes();
   outcome.partitions = rendered->partitions();
   absl::StatusOr<std::optional<absl::Time>> written_at = EnsureConfigMap(
-      cluster, inputs->request.cluster(), *rendered, static_cast<int>(inputs->skipped.size()));
+      cluster, inputs->request->cluster(), *rendered, static_cast<int>(inputs->skipped.size()));
   if (!written_at.ok()) return written_at.status();
   // A sync right after a load may still read the status from before it: comparing with that
   // would take a configuration changed back (A -> B -> A) for the one Slurm runs.

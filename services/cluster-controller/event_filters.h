@@ -9,8 +9,9 @@
 
 namespace tidepool::cluster {
 
-// A Node's labels, allocatable, taints or unschedulable changed (heartbeats and
-// slurm-syncer's conditions do not feed the render).
+// A Node's name, labels or allocatable changed: what the render reads of it
+// (KeepRenderInputOnly). Heartbeats, slurm-syncer's conditions, taints and cordons do not
+// feed the render: a mass cordon of 10,000 Nodes rendered the cluster over and over.
 bool NodeRenderInputChanged(const k8s::CachedObject& before, const k8s::CachedObject& after);
 
 // A pod changed beyond what slurm-syncer writes to it (its Slurm state and reason

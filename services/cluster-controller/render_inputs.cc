@@ -18,8 +18,17 @@
 namespace tidepool::cluster {
 namespace {
 
+google::protobuf::ArenaOptions RequestArenaOptions() {
+  // At glibc's mmap threshold (common::ReturnLargeBlocksAtOnce): each block is a mapping.
+  constexpr size_t kBlockBytes = size_t{1} << 20;
+  google::protobuf::ArenaOptions options;
+  options.start_block_size = kBlockBytes;
+  options.max_block_size = kBlockBytes;
+  return options;
+}
+
 void AddNodeSets(const ClusterObjects& objects, RenderInputs& inputs) {
-  const v1::SlurmCluster& cluster = inputs.request.cluster();
+  const v1::SlurmCluster& cluster = inputs.request->cluster();
   for (const std::string& json : objects.node_set_jsons) {
     absl::StatusOr<v1::NodeSet> node_set = api::ParseNodeSet(json);
     if (!node_set.ok()) {
@@ -34,9 +43,10 @@ void AddNodeSets(const ClusterObjects& objects, RenderInputs& inputs) {
         node_set->spec().cluster_ref().name() != cluster.metadata().name()) {
       continue;
     }
-    *inputs.request.add_node_sets() = *std::move(node_set);
+    *inputs.request->add_node_sets() = *std::move(node_set);
   }
-  std::sort(inputs.request.mutable_node_sets()->begin(), inputs.request.mutable_node_sets()->end(),
+  std::sort(inputs.request->mutable_node_sets()->begin(),
+            inputs.request->mutable_node_sets()->end(),
             [](const v1::NodeSet& a, const v1::NodeSet& b) {
               return a.metadata().name() < b.metadata().name();
             });
@@ -44,14 +54,22 @@ void AddNodeSets(const ClusterObjects& objects, RenderInputs& inputs) {
 
 // The Node `name` as the API model has it: from its view when the caller keeps views,
 // else parsed from its JSON.
-absl::StatusOr<v1::NodeInfo> NodeInfoOf(const ClusterObjects& objects, const std::string& name) {
+absl::Status CopyNodeInfo(const ClusterObjects& objects, const std::string& name,
+                          v1::NodeInfo& out) {
   if (objects.node_view) {
     std::shared_ptr<const api::NodeView> view = objects.node_view(name);
-    if (view != nullptr) return view->info;
+    if (view != nullptr) {
+      if (!view->info.ok()) return view->info.status();
+      out.CopyFrom(*view->info);
+      return absl::OkStatus();
+    }
   }
   const std::string node_json = objects.node_json ? objects.node_json(name) : "";
   if (node_json.empty()) return absl::NotFoundError("not in the cache");
-  return api::ParseNode(node_json);
+  absl::StatusOr<v1::NodeInfo> parsed = api::ParseNode(node_json);
+  if (!parsed.ok()) return parsed.status();
+  out.CopyFrom(*parsed);
+  return absl::OkStatus();
 }
 
 // NodeSet name → the NodeSet in the request, for the cluster's NodeSets.
@@ -91,13 +109,6 @@ void AddMember(const ClusterObjects& objects, const api::PodView& pod,
     inputs.skipped.push_back(absl::StrCat(pod.Key(), ": not bound to a Node yet"));
     return;
   }
-  absl::StatusOr<v1::NodeInfo> node = NodeInfoOf(objects, pod.node_name);
-  if (!node.ok()) {
-    // A bound slurmd may run jobs: its node must not drop out of the configuration.
-    inputs.blocking.push_back(
-        absl::StrCat(pod.Key(), ": Node ", pod.node_name, ": ", node.status().message()));
-    return;
-  }
   // A node keeps the CPUs, memory and GRES its pod was made with until the rolling update
   // has drained and replaced it: Slurm ends the jobs of a node that lost some.
   absl::StatusOr<std::optional<v1::NodeSetSlurm>> pinned = PinnedAttributes(pod, *node_set->second);
@@ -105,25 +116,44 @@ void AddMember(const ClusterObjects& objects, const api::PodView& pod,
     inputs.blocking.push_back(std::string(pinned.status().message()));
     return;
   }
-  v1::MemberNode* member = inputs.request.add_members();
+  v1::MemberNode* member = inputs.request->add_members();
+  if (absl::Status node = CopyNodeInfo(objects, pod.node_name, *member->mutable_node());
+      !node.ok()) {
+    inputs.request->mutable_members()->RemoveLast();
+    // A bound slurmd may run jobs: its node must not drop out of the configuration.
+    inputs.blocking.push_back(
+        absl::StrCat(pod.Key(), ": Node ", pod.node_name, ": ", node.message()));
+    return;
+  }
+  KeepRenderInputOnly(*member->mutable_node());
   member->set_slurm_node_name(pod.slurm_node);
   member->set_node_set(pod.node_set);
-  *member->mutable_node() = *std::move(node);
-  if (pinned->has_value()) *member->mutable_slurm() = **std::move(pinned);
+  if (pinned->has_value()) member->mutable_slurm()->CopyFrom(**pinned);
 }
 
 }  // namespace
+
+void KeepRenderInputOnly(v1::NodeInfo& node) {
+  node.mutable_metadata()->clear_annotations();
+  node.mutable_metadata()->clear_resource_version();
+  node.clear_taints();
+  node.clear_unschedulable();
+}
+
+RenderInputs::RenderInputs()
+    : arena(std::make_unique<google::protobuf::Arena>(RequestArenaOptions())),
+      request(google::protobuf::Arena::CreateMessage<v1::RenderRequest>(arena.get())) {}
 
 absl::StatusOr<RenderInputs> BuildRenderInputs(const ClusterObjects& objects,
                                                const v1::RenderEnvironment& environment) {
   absl::StatusOr<v1::SlurmCluster> cluster = api::ParseSlurmCluster(objects.cluster_json);
   if (!cluster.ok()) return cluster.status();
   RenderInputs inputs;
-  *inputs.request.mutable_cluster() = *std::move(cluster);
-  *inputs.request.mutable_environment() = environment;
+  *inputs.request->mutable_cluster() = *std::move(cluster);
+  *inputs.request->mutable_environment() = environment;
   AddNodeSets(objects, inputs);
   NodeSetsByName node_sets;
-  for (const v1::NodeSet& node_set : inputs.request.node_sets()) {
+  for (const v1::NodeSet& node_set : inputs.request->node_sets()) {
     node_sets[node_set.metadata().name()] = &node_set;
   }
   std::vector<api::PodView> parsed;

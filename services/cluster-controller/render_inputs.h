@@ -2,7 +2,8 @@
 
 // The render request for one SlurmCluster from what the informers hold: the cluster,
 // its NodeSets (clusterRef), and one member per slurmd pod of the cluster that is bound
-// to a Node, with that Node's labels and allocatable. Pure: objects in, request out.
+// to a Node, with that Node's labels and allocatable (what the render reads of it). Pure: objects
+// in, request out.
 
 #include <functional>
 #include <memory>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "google/protobuf/arena.h"
 #include "tidepool/node_view.h"
 #include "tidepool/pod_view.h"
 #include "tidepool/v1/renderer.pb.h"
@@ -31,7 +33,14 @@ struct ClusterObjects {
 };
 
 struct RenderInputs {
-  v1::RenderRequest request;
+  RenderInputs();
+
+  // The request lives on an arena of blocks of 1 MiB: at 10,000 members it is some 15-25 MB
+  // of small objects, built and freed on every sync. From the heap they would be freed into
+  // glibc's arenas, which return them only when trimmed; blocks of this size are mapped
+  // for the request and unmapped with it (common::HeapPolicy).
+  std::unique_ptr<google::protobuf::Arena> arena;
+  v1::RenderRequest* request;  // on `arena`
   // Pods left out that run no slurmd yet or are not the cluster's, and why
   // ("hpc/gpu-03: not bound to a Node yet").
   std::vector<std::string> skipped;
@@ -39,6 +48,10 @@ struct RenderInputs {
   // missing from the cache): any one stops the render.
   std::vector<std::string> blocking;
 };
+
+// Clears what the render does not read of a Node (annotations, resourceVersion, taints,
+// cordon): its taints and cordon feed NodeSet placement only.
+void KeepRenderInputOnly(v1::NodeInfo& node);
 
 // InvalidArgument when the cluster itself cannot be read; FailedPrecondition naming them
 // when inputs block (a render without them would drop live nodes, and Slurm would end

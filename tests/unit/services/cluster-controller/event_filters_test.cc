@@ -36,10 +36,20 @@ TEST_CASE("a Node's heartbeat or slurm-syncer's condition does not feed the rend
                               R"(,{"type":"SlurmNotResponding","status":"True"})"))));
 }
 
-TEST_CASE("a Node's labels or cordon feed the render") {
+TEST_CASE("a Node's labels or allocatable feed the render; its cordon and taints do not") {
   const k8s::CachedObject before = Object(NodeJson("2026-12-05T00:00:00Z"));
   CHECK(NodeRenderInputChanged(before, Object(NodeJson("2026-12-05T00:00:00Z", "", "b"))));
-  CHECK(NodeRenderInputChanged(before, Object(NodeJson("2026-12-05T00:00:00Z", "", "a", true))));
+  const std::string fewer_gpus = absl::StrReplaceAll(
+      NodeJson("2026-12-05T00:00:00Z"), {{R"("nvidia.com/gpu":"8"})", R"("nvidia.com/gpu":"4"})"}});
+  CHECK(NodeRenderInputChanged(before, Object(fewer_gpus)));
+  // kubectl cordon, and the taint the node lifecycle controller adds for it.
+  const std::string cordoned = NodeJson("2026-12-05T00:01:40Z", "", "a", true);
+  CHECK_FALSE(NodeRenderInputChanged(before, Object(cordoned)));
+  const std::string tainted = absl::StrReplaceAll(
+      cordoned, {{R"("unschedulable":true)",
+                  R"("unschedulable":true,"taints":[{"key":"node.kubernetes.io/unschedulable",)"
+                  R"("effect":"NoSchedule"}])"}});
+  CHECK_FALSE(NodeRenderInputChanged(before, Object(tainted)));
 }
 
 std::string PodJson(absl::string_view slurm_state, absl::string_view in_use,

@@ -40,7 +40,10 @@ std::string Pod(const std::string& name, const std::string& node_set, const std:
 
 std::string KubeNode(const std::string& name) {
   return R"({"metadata": {"name": ")" + name +
-         R"(", "labels": {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}},
+         R"(", "labels": {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"},
+      "annotations": {"a": "b"}, "resourceVersion": "7"},
+    "spec": {"unschedulable": true, "taints": [{"key": "node.kubernetes.io/unschedulable",
+      "effect": "NoSchedule"}]},
     "status": {"allocatable": {"cpu": "64", "memory": "512Gi", "nvidia.com/gpu": "8"}}})";
 }
 
@@ -63,7 +66,7 @@ TEST_CASE("the request holds the cluster's NodeSets and bound pods in name order
   environment.set_gpu_device_prefix("/tmp/gpu");
   absl::StatusOr<RenderInputs> inputs = BuildRenderInputs(Objects(), environment);
   REQUIRE(inputs.ok());
-  const v1::RenderRequest& request = inputs->request;
+  const v1::RenderRequest& request = *inputs->request;
   CHECK(request.cluster().spec().cluster_name() == "research");
   REQUIRE(request.node_sets_size() == 2);
   CHECK(request.node_sets(0).metadata().name() == "h100");
@@ -72,6 +75,13 @@ TEST_CASE("the request holds the cluster's NodeSets and bound pods in name order
   CHECK(request.members(0).slurm_node_name() == "h100-01");
   CHECK(request.members(0).node().metadata().name() == "k-1");
   CHECK(request.members(0).node().allocatable().at("nvidia.com/gpu") == "8");
+  CHECK(request.members(0).node().metadata().labels().at("nvidia.com/gpu.product") ==
+        "NVIDIA-H100-80GB-HBM3");
+  // What the render does not read stays out (a cordon does not sync the cluster).
+  CHECK(request.members(0).node().taints().empty());
+  CHECK_FALSE(request.members(0).node().unschedulable());
+  CHECK(request.members(0).node().metadata().annotations().empty());
+  CHECK(request.members(0).node().metadata().resource_version().empty());
   CHECK(request.members(1).slurm_node_name() == "h100-02");
   CHECK(request.environment().gpu_device_prefix() == "/tmp/gpu");
 }
@@ -96,7 +106,7 @@ TEST_CASE("a pod its NodeSet does not control is no member, whatever its labels"
   absl::StatusOr<RenderInputs> inputs = BuildRenderInputs(objects, {});
   REQUIRE(inputs.ok());
   INFO(absl::StrJoin(inputs->skipped, "\n"));
-  REQUIRE(inputs->request.members_size() == 2);  // h100-01 and h100-02 only
+  REQUIRE(inputs->request->members_size() == 2);  // h100-01 and h100-02 only
   REQUIRE(inputs->skipped.size() == 4);
   CHECK(absl::StrContains(inputs->skipped[1], "hpc/h100-07: not controlled by NodeSet h100"));
   CHECK(absl::StrContains(inputs->skipped[2], "hpc/h100-08: not controlled by NodeSet h100"));
@@ -167,13 +177,13 @@ TEST_CASE("a pod made with other Slurm attributes than its NodeSet's keeps them"
   absl::StatusOr<RenderInputs> inputs = BuildRenderInputs(objects, {});
   INFO(inputs.status().ToString());
   REQUIRE(inputs.ok());
-  REQUIRE(inputs->request.members_size() == 2);
+  REQUIRE(inputs->request->members_size() == 2);
   // Made before the change to 32 CPUs: keeps 64 until the rolling update replaces it.
-  REQUIRE(inputs->request.members(0).has_slurm());
-  CHECK(inputs->request.members(0).slurm().cpus() == 64);
-  CHECK(inputs->request.members(0).slurm().gres() == "gpu:8");
+  REQUIRE(inputs->request->members(0).has_slurm());
+  CHECK(inputs->request->members(0).slurm().cpus() == 64);
+  CHECK(inputs->request->members(0).slurm().gres() == "gpu:8");
   // Made with the NodeSet's current attributes: nothing pinned.
-  CHECK_FALSE(inputs->request.members(1).has_slurm());
+  CHECK_FALSE(inputs->request->members(1).has_slurm());
 
   SECTION("attributes that do not read stop the render, naming the pod") {
     for (const std::string& bad :
@@ -208,7 +218,7 @@ TEST_CASE("pod views and Node views give the request the JSON would") {
   absl::StatusOr<RenderInputs> got = BuildRenderInputs(from_views, {});
   REQUIRE(want.ok());
   REQUIRE(got.ok());
-  CHECK(google::protobuf::util::MessageDifferencer::Equals(got->request, want->request));
+  CHECK(google::protobuf::util::MessageDifferencer::Equals(*got->request, *want->request));
   CHECK(got->skipped == want->skipped);
   CHECK(json_reads == 1);
 }
