@@ -3,6 +3,7 @@
 #include <malloc.h>
 
 #include <initializer_list>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -14,8 +15,8 @@ namespace tidepool::common {
 namespace {
 
 constexpr size_t kMiB = size_t{1} << 20;
-// glibc's DEFAULT_MMAP_THRESHOLD_MAX on 64-bit: mallopt refuses a larger mmap threshold.
-constexpr size_t kLargestMmapThreshold = 32 * kMiB;
+// mallopt takes an int: a larger value would wrap.
+constexpr size_t kLargestSetting = std::numeric_limits<int>::max();
 
 struct Setting {
   int parameter;
@@ -48,11 +49,10 @@ absl::Status ReturnLargeBlocksAtOnce() {
 }
 
 absl::Status RetainFreedHeap(size_t bytes) {
-  if (bytes / 4 > kLargestMmapThreshold) {
+  if (bytes > kLargestSetting) {
     return absl::InvalidArgumentError(
-        absl::StrCat("cannot retain ", bytes, " bytes of freed heap: at most ",
-                     4 * kLargestMmapThreshold, " (glibc's largest mmap threshold is ",
-                     kLargestMmapThreshold, " bytes, a quarter of what is retained)"));
+        absl::StrCat("cannot retain ", bytes, " bytes of freed heap: at most ", kLargestSetting,
+                     " (glibc's mallopt takes an int)"));
   }
   // Large blocks from the heap rather than fresh mmaps, and no trimming below `bytes`.
   return Apply({{M_MMAP_THRESHOLD, "M_MMAP_THRESHOLD", bytes / 4},

@@ -34,8 +34,7 @@ absl::Status ApplyHeapPolicy(const HeapPolicy& policy);
 // Keeps up to `bytes` of freed heap mapped instead of returning it to the kernel after each
 // request. A service that builds and frees large responses (the renderer at 10,000 nodes)
 // otherwise pays a page fault for every page of every request. Costs RSS up to `bytes`.
-// InvalidArgument, and nothing set, past 128 MiB: blocks of a quarter of it are served from
-// the heap, and glibc allows an mmap threshold of 32 MiB at most.
+// InvalidArgument, and nothing set, past INT_MAX bytes: glibc's mallopt takes an int.
 absl::Status RetainFreedHeap(size_t bytes);
 
 // Large blocks (a Slurm node list, a relist, a render request of every Node) from their own
