@@ -61,13 +61,8 @@ absl::Status RetainFreedHeap(size_t bytes) {
 }
 
 absl::Status ApplyHeapPolicy(const HeapPolicy& policy) {
-  switch (policy.kind) {
-    case HeapPolicy::Kind::kReturn:
-      return ReturnLargeBlocksAtOnce();
-    case HeapPolicy::Kind::kRetain:
-      return RetainFreedHeap(policy.retain_bytes);
-  }
-  return absl::InvalidArgumentError("unknown heap policy");
+  if (const auto* retain = std::get_if<RetainHeap>(&policy)) return RetainFreedHeap(retain->bytes);
+  return ReturnLargeBlocksAtOnce();
 }
 
 }  // namespace tidepool::common

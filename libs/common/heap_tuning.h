@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <variant>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
@@ -8,23 +9,20 @@
 
 namespace tidepool::common {
 
-// What a service does with heap it frees; the service runner applies it at start
-// (ApplyHeapPolicy) and runs the periodic return (FreedHeapReturner).
-struct HeapPolicy {
-  enum class Kind {
-    // Large blocks from their own mappings (ReturnLargeBlocksAtOnce) and the rest returned
-    // every `return_every` (FreedHeapReturner): for services that hold caches and see bursts.
-    kReturn,
-    // Up to `retain_bytes` kept mapped between requests (RetainFreedHeap): for a service
-    // that builds and frees large responses.
-    kRetain,
-  };
-  Kind kind = Kind::kReturn;
-  absl::Duration return_every = absl::Seconds(30);
-  size_t retain_bytes = 0;
-
-  static HeapPolicy Retain(size_t bytes) { return {.kind = Kind::kRetain, .retain_bytes = bytes}; }
+// Large blocks from their own mappings (ReturnLargeBlocksAtOnce) and the rest returned
+// every `every` (FreedHeapReturner; never when zero): for services that hold caches and see
+// bursts.
+struct ReturnHeap {
+  absl::Duration every = absl::Seconds(30);
 };
+// Up to `bytes` kept mapped between requests (RetainFreedHeap): for a service that builds
+// and frees large responses.
+struct RetainHeap {
+  size_t bytes = 0;
+};
+// What a service does with heap it frees; the service runner applies it at start
+// (ApplyHeapPolicy) and runs the periodic return.
+using HeapPolicy = std::variant<ReturnHeap, RetainHeap>;
 
 // Sets glibc's thresholds for `policy` (before any large block is allocated: glibc stops
 // moving them once they are set). An error names a setting glibc refused; the others are

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <thread>
+#include <variant>
 
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
@@ -206,9 +207,9 @@ int RunService(int argc, char** argv, const ServiceDefinition& definition) {
     }
   }
   std::optional<FreedHeapReturner> heap_returner;
-  if (definition.heap.kind == HeapPolicy::Kind::kReturn &&
-      definition.heap.return_every > absl::ZeroDuration()) {
-    heap_returner.emplace(definition.heap.return_every);
+  if (const auto* returned = std::get_if<ReturnHeap>(&definition.heap);
+      returned != nullptr && returned->every > absl::ZeroDuration()) {
+    heap_returner.emplace(returned->every);
   }
   return Serve(context, shutdown_signal);
 }

@@ -21,5 +21,5 @@ int main(int argc, char** argv) {
            },
        .command = tidepool::renderer::RunOfflineCommand,
        // Keeps freed heap between renders on purpose.
-       .heap = tidepool::common::HeapPolicy::Retain(tidepool::renderer::kRetainedHeapBytes)});
+       .heap = tidepool::common::RetainHeap{.bytes = tidepool::renderer::kRetainedHeapBytes}});
 }

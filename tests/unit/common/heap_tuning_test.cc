@@ -79,7 +79,8 @@ TEST_CASE("more retained heap than mallopt can take is refused before anything i
   const absl::Status status = RetainFreedHeap(kTooMuch);
   CHECK(status.code() == absl::StatusCode::kInvalidArgument);
   CHECK(absl::StrContains(status.message(), "at most 2147483647"));
-  CHECK(ApplyHeapPolicy(HeapPolicy::Retain(kTooMuch)).code() == absl::StatusCode::kInvalidArgument);
+  CHECK(ApplyHeapPolicy(RetainHeap{.bytes = kTooMuch}).code() ==
+        absl::StatusCode::kInvalidArgument);
 #if !defined(__SANITIZE_ADDRESS__)
   // Nothing was set: a 4 MiB block still has its own mapping (the threshold is 1 MiB after
   // the test above, 128 KiB by default; retaining would have set it to a quarter of
