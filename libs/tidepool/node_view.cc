@@ -69,16 +69,20 @@ absl::StatusOr<tidepool::v1::NodeInfo> NodeInfoOf(const k8s::CachedObject& objec
   return ParseNode(object.json);
 }
 
-bool NodeInfoChanged(const k8s::CachedObject& before, const k8s::CachedObject& after) {
+void ClearVersionAndAnnotations(tidepool::v1::NodeInfo& node) {
+  node.mutable_metadata()->clear_resource_version();
+  node.mutable_metadata()->clear_annotations();
+}
+
+bool NodeInfoChanged(const k8s::CachedObject& before, const k8s::CachedObject& after,
+                     NodeInfoNormalizer normalize) {
   absl::StatusOr<tidepool::v1::NodeInfo> a = NodeInfoOf(before);
   absl::StatusOr<tidepool::v1::NodeInfo> b = NodeInfoOf(after);
   if (!a.ok() || !b.ok()) {
     return true;
   }
-  a->mutable_metadata()->clear_resource_version();
-  b->mutable_metadata()->clear_resource_version();
-  a->mutable_metadata()->clear_annotations();
-  b->mutable_metadata()->clear_annotations();
+  normalize(*a);
+  normalize(*b);
   // Not a comparison of serialized bytes: map fields (labels, allocatable) serialize in
   // no fixed order.
   return !google::protobuf::util::MessageDifferencer::Equals(*a, *b);

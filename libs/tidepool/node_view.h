@@ -69,9 +69,17 @@ absl::StatusOr<NodeView> NodeViewOf(const k8s::CachedObject& object,
 // its JSON (without a view, or with one parsed with NodeModel::kSkip).
 absl::StatusOr<tidepool::v1::NodeInfo> NodeInfoOf(const k8s::CachedObject& object);
 
-// Whether a Node's model changed (labels, taints, unschedulable, allocatable): what decides
-// which NodeSet may use it and what its Slurm node renders as. Heartbeats, conditions and
-// annotations are not; a Node either side cannot read counts as changed.
-bool NodeInfoChanged(const k8s::CachedObject& before, const k8s::CachedObject& after);
+// Clears what a reader of a Node's model does not look at before two are compared.
+using NodeInfoNormalizer = void (*)(tidepool::v1::NodeInfo& node);
+// Clears resourceVersion and annotations: what every change bumps, and what the model's
+// readers take from NodeView::annotations.
+void ClearVersionAndAnnotations(tidepool::v1::NodeInfo& node);
+
+// Whether a Node's model changed, after `normalize` on both sides. By default labels,
+// taints, unschedulable and allocatable: what decides which NodeSet may use it and what its
+// Slurm node renders as. Heartbeats and conditions never are; a Node either side cannot
+// read counts as changed.
+bool NodeInfoChanged(const k8s::CachedObject& before, const k8s::CachedObject& after,
+                     NodeInfoNormalizer normalize = ClearVersionAndAnnotations);
 
 }  // namespace tidepool::api

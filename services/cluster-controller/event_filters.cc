@@ -2,7 +2,6 @@
 
 #include <string>
 
-#include "google/protobuf/util/message_differencer.h"
 #include "render_inputs.h"
 #include "tidepool/contract.h"
 #include "tidepool/node_view.h"
@@ -42,14 +41,7 @@ std::optional<PodSyncInputs> SyncInputsOf(const k8s::CachedObject& pod) {
 }  // namespace
 
 bool NodeRenderInputChanged(const k8s::CachedObject& before, const k8s::CachedObject& after) {
-  absl::StatusOr<tidepool::v1::NodeInfo> a = api::NodeInfoOf(before);
-  absl::StatusOr<tidepool::v1::NodeInfo> b = api::NodeInfoOf(after);
-  if (!a.ok() || !b.ok()) return true;
-  KeepRenderInputOnly(*a);
-  KeepRenderInputOnly(*b);
-  // Not a comparison of serialized bytes: map fields (labels, allocatable) serialize in
-  // no fixed order.
-  return !google::protobuf::util::MessageDifferencer::Equals(*a, *b);
+  return api::NodeInfoChanged(before, after, KeepRenderInputOnly);
 }
 
 bool PodChangeMatters(const k8s::CachedObject& before, const k8s::CachedObject& after) {
