@@ -18,6 +18,7 @@
 #include "k8s/object_json.h"
 #include "k8s/resource.h"
 #include "login_sync.h"
+#include "render_inputs.h"
 #include "restapi_sync.h"
 #include "teardown.h"
 #include "tidepool/cluster_ref.h"
@@ -115,8 +116,7 @@ ClusterController::ClusterController(k8s::Client& client,
                      api::PodViewForCacheKeeping(
                          api::ViewKeeps::Only({api::kSlurmAttributesAnnotation}, {})))),
       nodes_(client, k8s::Nodes(), "",
-             {.parse_view =
-                  api::NodeViewForCacheKeeping(api::NodeModel::kRead, api::ViewKeeps::Only({}, {})),
+             {.parse_view = NodeViewForRender,
               .keep_viewed_json = false,
               .keep_viewed_labels = false}),
       // The rendered configuration's and the login users' (labelled with the login component).

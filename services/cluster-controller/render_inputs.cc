@@ -60,7 +60,7 @@ absl::Status CopyNodeInfo(const ClusterObjects& objects, const std::string& name
     std::shared_ptr<const api::NodeView> view = objects.node_view(name);
     if (view != nullptr) {
       if (!view->info.ok()) return view->info.status();
-      out.CopyFrom(*view->info);
+      CopyRenderInput(*view->info, out);
       return absl::OkStatus();
     }
   }
@@ -68,7 +68,7 @@ absl::Status CopyNodeInfo(const ClusterObjects& objects, const std::string& name
   if (node_json.empty()) return absl::NotFoundError("not in the cache");
   absl::StatusOr<v1::NodeInfo> parsed = api::ParseNode(node_json);
   if (!parsed.ok()) return parsed.status();
-  out.CopyFrom(*parsed);
+  CopyRenderInput(*parsed, out);
   return absl::OkStatus();
 }
 
@@ -125,7 +125,6 @@ void AddMember(const ClusterObjects& objects, const api::PodView& pod,
         absl::StrCat(pod.Key(), ": Node ", pod.node_name, ": ", node.message()));
     return;
   }
-  KeepRenderInputOnly(*member->mutable_node());
   member->set_slurm_node_name(pod.slurm_node);
   member->set_node_set(pod.node_set);
   if (pinned->has_value()) member->mutable_slurm()->CopyFrom(**pinned);
@@ -133,11 +132,25 @@ void AddMember(const ClusterObjects& objects, const api::PodView& pod,
 
 }  // namespace
 
+void CopyRenderInput(const v1::NodeInfo& from, v1::NodeInfo& to) {
+  to.Clear();
+  to.mutable_metadata()->set_name(from.metadata().name());
+  *to.mutable_metadata()->mutable_labels() = from.metadata().labels();
+  *to.mutable_allocatable() = from.allocatable();
+}
+
 void KeepRenderInputOnly(v1::NodeInfo& node) {
-  node.mutable_metadata()->clear_annotations();
-  node.mutable_metadata()->clear_resource_version();
-  node.clear_taints();
-  node.clear_unschedulable();
+  v1::NodeInfo kept;
+  CopyRenderInput(node, kept);
+  node.Swap(&kept);
+}
+
+std::any NodeViewForRender(absl::string_view json) {
+  absl::StatusOr<api::NodeView> view =
+      api::ParseNodeView(json, api::NodeModel::kRead, api::ViewKeeps::Only({}, {}));
+  if (!view.ok()) return {};
+  if (view->info.ok()) KeepRenderInputOnly(*view->info);
+  return *std::move(view);
 }
 
 RenderInputs::RenderInputs()

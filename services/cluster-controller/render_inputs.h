@@ -5,12 +5,14 @@
 // to a Node, with that Node's labels and allocatable (what the render reads of it). Pure: objects
 // in, request out.
 
+#include <any>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "google/protobuf/arena.h"
 #include "tidepool/node_view.h"
 #include "tidepool/pod_view.h"
@@ -49,9 +51,14 @@ struct RenderInputs {
   std::vector<std::string> blocking;
 };
 
-// Clears what the render does not read of a Node (annotations, resourceVersion, taints,
-// cordon): its taints and cordon feed NodeSet placement only.
+// What the render reads of a Node: its name, labels and allocatable. Its taints and cordon
+// feed NodeSet placement only, so a cordon or a taint does not sync the cluster.
+void CopyRenderInput(const v1::NodeInfo& from, v1::NodeInfo& to);
+// `node` reduced to its render input (CopyRenderInput).
 void KeepRenderInputOnly(v1::NodeInfo& node);
+// For the Node informer's parse_view: a Node's view whose model holds its render input
+// only (10,000 Nodes' taints are not kept for nothing); empty when the Node cannot be read.
+std::any NodeViewForRender(absl::string_view json);
 
 // InvalidArgument when the cluster itself cannot be read; FailedPrecondition naming them
 // when inputs block (a render without them would drop live nodes, and Slurm would end

@@ -1,5 +1,6 @@
 #include "render_inputs.h"
 
+#include <any>
 #include <catch2/catch_test_macros.hpp>
 #include <map>
 #include <memory>
@@ -221,6 +222,32 @@ TEST_CASE("pod views and Node views give the request the JSON would") {
   CHECK(google::protobuf::util::MessageDifferencer::Equals(*got->request, *want->request));
   CHECK(got->skipped == want->skipped);
   CHECK(json_reads == 1);
+}
+
+TEST_CASE("the Node cache's view keeps only the render input of a Node's model") {
+  std::any stored = NodeViewForRender(KubeNode("k-1"));
+  const auto* view = std::any_cast<api::NodeView>(&stored);
+  REQUIRE(view != nullptr);
+  REQUIRE(view->info.ok());
+  CHECK(view->info->metadata().name() == "k-1");
+  CHECK(view->info->metadata().labels().at("nvidia.com/gpu.product") == "NVIDIA-H100-80GB-HBM3");
+  CHECK(view->info->allocatable().at("nvidia.com/gpu") == "8");
+  CHECK(view->info->taints().empty());
+  CHECK_FALSE(view->info->unschedulable());
+  CHECK(view->info->metadata().resource_version().empty());
+  CHECK(view->unschedulable);  // the view's own fields are untouched
+  CHECK_FALSE(NodeViewForRender("not json").has_value());
+
+  ClusterObjects from_views = Objects();
+  from_views.node_view = [](const std::string& name) {
+    return std::make_shared<const api::NodeView>(
+        std::any_cast<api::NodeView>(NodeViewForRender(KubeNode(name))));
+  };
+  absl::StatusOr<RenderInputs> want = BuildRenderInputs(Objects(), {});
+  absl::StatusOr<RenderInputs> got = BuildRenderInputs(from_views, {});
+  REQUIRE(want.ok());
+  REQUIRE(got.ok());
+  CHECK(google::protobuf::util::MessageDifferencer::Equals(*got->request, *want->request));
 }
 
 TEST_CASE("an unreadable cluster is an error naming it") {
