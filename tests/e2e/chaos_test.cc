@@ -211,19 +211,22 @@ TEST_CASE("100 faults while jobs run and Nodes are cordoned and scaled lose no j
   // A pod recreated after a failover has the old name but is not Ready yet, and its node is
   // idle until the syncer drains it for that: converged means every pod is Ready and not being
   // deleted, and the state held for a while.
+  // Each pod as "name=<deletionTimestamp><Ready status> ", read in one call: converged is
+  // the pods of before, each "name=True".
+  std::string pods_ready_before;
+  for (absl::string_view name : absl::StrSplit(pods_before, ' ', absl::SkipEmpty())) {
+    absl::StrAppend(&pods_ready_before, name, "=True ");
+  }
   auto converged_now = [&] {
     const std::string nodes = s.SlurmNodes();
     int idle = 0;
     for (absl::string_view line : absl::StrSplit(nodes, '\n', absl::SkipEmpty())) {
       if (absl::StrContains(line, " idle ")) ++idle;
     }
-    const std::string readiness = s.Json({"-n", "hpc", "get", "pods"},
-                                         "{range .items[*]}{.metadata.deletionTimestamp}"
-                                         "{.status.conditions[?(@.type==\"Ready\")].status} {end}");
     return idle == kNodes - 1 && s.SlurmReason(kPersonNode) == kPersonReason &&
-           s.Json({"-n", "hpc", "get", "pods"}, "{.items[*].metadata.name}") == pods_before &&
-           readiness ==
-               absl::StrCat(absl::StrJoin(std::vector<std::string>(kNodes, "True"), " "), " ");
+           s.Json({"-n", "hpc", "get", "pods"},
+                  "{range .items[*]}{.metadata.name}={.metadata.deletionTimestamp}"
+                  "{.status.conditions[?(@.type==\"Ready\")].status} {end}") == pods_ready_before;
   };
   std::optional<absl::Time> converged_since;
   auto converged = [&] {
