@@ -62,7 +62,11 @@ absl::Status RetainFreedHeap(size_t bytes) {
 
 absl::Status ApplyHeapPolicy(const HeapPolicy& policy) {
   if (const auto* retain = std::get_if<RetainHeap>(&policy)) return RetainFreedHeap(retain->bytes);
-  return ReturnLargeBlocksAtOnce();
+  absl::Status status = ReturnLargeBlocksAtOnce();
+  if (const int arenas = std::get<ReturnHeap>(policy).arenas; arenas > 0) {
+    status.Update(Apply({{M_ARENA_MAX, "M_ARENA_MAX", static_cast<size_t>(arenas)}}));
+  }
+  return status;
 }
 
 }  // namespace tidepool::common

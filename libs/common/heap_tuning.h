@@ -14,6 +14,12 @@ namespace tidepool::common {
 // bursts.
 struct ReturnHeap {
   absl::Duration every = absl::Seconds(30);
+  // glibc's malloc arenas at most (0: glibc's default, 8 per core). Each arena keeps what
+  // was freed in it until trimmed, and a service's threads (gRPC's, the informers', the
+  // workers') each take one of their own up to the limit; a controller gains nothing from
+  // more than two. In a 2,000-node mass cordon cluster-controller had 16, one of them
+  // 8.8 MB mapped for 1.1 MB in use.
+  int arenas = 2;
 };
 // Up to `bytes` kept mapped between requests (RetainFreedHeap): for a service that builds
 // and frees large responses.
