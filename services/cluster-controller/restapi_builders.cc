@@ -49,7 +49,10 @@ void WriteSlurmrestdContainer(JsonWriter& w, const v1::SlurmCluster& cluster) {
                {"TIDEPOOL_MUNGE_KEY", absl::StrCat(kMungeKeyMountPath, "/", api::kMungeKeyFile)},
                {"TIDEPOOL_RUN_AS", kSlurmrestdUser},
                // Its own requests to slurmctld carry the caller's token, not one of its own.
-               {"SLURM_JWT", "daemon"}});
+               {"SLURM_JWT", "daemon"},
+               // Without indentation: slurm-syncer polls the whole node list, which at
+               // 10,000 nodes is tens of MB pretty-printed (the default).
+               {"SLURMRESTD_JSON", "compact"}});
   WriteLoopbackReadiness(w, api::kSlurmrestdLoopbackPort);
   w.Key("volumeMounts");
   w.StartArray();

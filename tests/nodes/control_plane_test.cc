@@ -166,6 +166,9 @@ void CheckRestApiAnswers(const KubernetesEnv& env, const std::string& ns) {
   INFO(ping_path << ": " << ping->body);
   CHECK(ping->status == 200);
   CHECK(absl::StrContains(ping->body, "research-controller-0"));
+  // Compact JSON (SLURMRESTD_JSON reached slurmrestd through the image's entrypoint): no
+  // line breaks, where the default indents every member on a line of its own.
+  CHECK_FALSE(absl::StrContains(ping->body, "\n"));
   // Without a token slurmrestd refuses.
   absl::StatusOr<HttpResponse> no_token = HttpGet(base + ping_path, absl::Seconds(5), {}, trust);
   REQUIRE(no_token.ok());

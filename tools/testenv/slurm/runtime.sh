@@ -418,14 +418,15 @@ rest_url() { printf 'http://%s:%s\n' "$REST_ADDR" "$(state_get rest_port)"; }
 rest_socket_path() { printf '%s/rest/slurmrestd.sock\n' "$RUN_DIR"; }
 
 # JWT on TCP (as the unprivileged REST_USER); rest_auth/local on a UNIX socket (as
-# root, so requests through the socket act as root) when the state says so.
+# root, so requests through the socket act as root) when the state says so. Both answer
+# compact JSON, as the product's slurmrestd does (cluster-controller's restapi_builders.cc).
 start_rest() {
   local root port
   root=$(current_root)
   port=$(state_get rest_port)
   if ! pidfile_alive "$PID_DIR/slurmrestd"; then
     log "starting slurmrestd (rest_auth/jwt) on $REST_ADDR:$port"
-    spawn "slurmrestd" env SLURM_JWT=daemon chroot --userspec="$REST_USER:$REST_USER" "$root" \
+    spawn "slurmrestd" env SLURM_JWT=daemon SLURMRESTD_JSON=compact chroot --userspec="$REST_USER:$REST_USER" "$root" \
       slurmrestd -s "$(rest_sources)" -a rest_auth/jwt "$REST_ADDR:$port"
   fi
   if (($(state_get rest_socket))) && ! pidfile_alive "$PID_DIR/slurmrestd-socket"; then
@@ -439,7 +440,7 @@ start_rest() {
     local security=disable_user_check
     grep -aqF 'disable_user_check should only be used for development' "$root/usr/sbin/slurmrestd" &&
       security=become_user
-    spawn "slurmrestd-socket" env SLURMRESTD_SECURITY=$security chroot "$root" \
+    spawn "slurmrestd-socket" env SLURMRESTD_SECURITY=$security SLURMRESTD_JSON=compact chroot "$root" \
       slurmrestd -s "$(rest_sources)" -a rest_auth/local "unix:$IN_ROOT_RUN/rest/slurmrestd.sock"
   fi
   wait_rest

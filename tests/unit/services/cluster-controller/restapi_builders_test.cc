@@ -42,6 +42,8 @@ TEST_CASE("slurmrestd runs unprivileged with JWT auth, the config and the munge 
   CHECK(At(container, {"ports"}) == nullptr);
   CHECK(StringAt(container, {"env", "2", "name"}) == "TIDEPOOL_RUN_AS");
   CHECK(StringAt(container, {"env", "2", "value"}) == "slurmrest");
+  CHECK(StringAt(container, {"env", "4", "name"}) == "SLURMRESTD_JSON");
+  CHECK(StringAt(container, {"env", "4", "value"}) == "compact");
   CHECK(StringAt(container, {"readinessProbe", "exec", "command", "2"}) ==
         "exec 3<>/dev/tcp/127.0.0.1/6821");
   CHECK(IntAt(pod, {"terminationGracePeriodSeconds"}) == 5);
