@@ -1,8 +1,9 @@
 #pragma once
 
 // What the builders' tests share: the SlurmCluster "research" in "hpc" they build from, and
-// reading built manifests (parse, and the value at a path of member names and array
-// indexes such as {"spec", "template", "spec", "containers", "0"}).
+// reading built manifests (parse, the value at a path of member names and array indexes such
+// as {"spec", "template", "spec", "containers", "0"}, and a container's environment variable
+// by name).
 
 #include <catch2/catch_test_macros.hpp>
 #include <string>
@@ -51,6 +52,17 @@ inline std::string StringAt(const rapidjson::Value& root, const std::vector<std:
 inline int IntAt(const rapidjson::Value& root, const std::vector<std::string>& path) {
   const rapidjson::Value* value = At(root, path);
   return value != nullptr && value->IsInt() ? value->GetInt() : -1;
+}
+
+// The value of `container`'s environment variable `name`, "(none)" without one: looked up by
+// name, so a test does not fail on a reordering that changes nothing.
+inline std::string EnvValue(const rapidjson::Value& container, const std::string& name) {
+  const rapidjson::Value* env = At(container, {"env"});
+  if (env == nullptr || !env->IsArray()) return "(none)";
+  for (const rapidjson::Value& variable : env->GetArray()) {
+    if (StringAt(variable, {"name"}) == name) return StringAt(variable, {"value"});
+  }
+  return "(none)";
 }
 
 }  // namespace tidepool::cluster

@@ -52,7 +52,7 @@ TEST_CASE("the slurmctld StatefulSet runs the image with config, keys and state 
   CHECK(At(pod, {"volumes", "4", "configMap", "optional"})->GetBool());
   CHECK(StringAt(pod, {"containers", "0", "volumeMounts", "4", "mountPath"}) ==
         "/etc/tidepool/users");
-  CHECK(StringAt(pod, {"containers", "0", "env", "4", "name"}) == "TIDEPOOL_USERS_DIR");
+  CHECK(EnvValue(*At(pod, {"containers", "0"}), "TIDEPOOL_USERS_DIR") == "/etc/tidepool/users");
   CHECK(StringAt(pod, {"dnsConfig", "searches", "0"}) == "research-compute.hpc.svc.cluster.local");
   // No resources asked for, none written.
   CHECK(At(pod, {"containers", "0", "resources"}) == nullptr);

@@ -40,10 +40,8 @@ TEST_CASE("slurmrestd runs unprivileged with JWT auth, the config and the munge 
   // Only on the pod's loopback: the network reaches it through the TLS front alone.
   CHECK(Args(container) == "slurmrestd -s openapi/slurmctld -a rest_auth/jwt 127.0.0.1:6821 ");
   CHECK(At(container, {"ports"}) == nullptr);
-  CHECK(StringAt(container, {"env", "2", "name"}) == "TIDEPOOL_RUN_AS");
-  CHECK(StringAt(container, {"env", "2", "value"}) == "slurmrest");
-  CHECK(StringAt(container, {"env", "4", "name"}) == "SLURMRESTD_JSON");
-  CHECK(StringAt(container, {"env", "4", "value"}) == "compact");
+  CHECK(EnvValue(container, "TIDEPOOL_RUN_AS") == "slurmrest");
+  CHECK(EnvValue(container, "SLURMRESTD_JSON") == "compact");
   CHECK(StringAt(container, {"readinessProbe", "exec", "command", "2"}) ==
         "exec 3<>/dev/tcp/127.0.0.1/6821");
   CHECK(IntAt(pod, {"terminationGracePeriodSeconds"}) == 5);
@@ -63,10 +61,10 @@ TEST_CASE("the TLS front serves 6820 with the Secret's certificate and passes to
   CHECK(StringAt(front, {"name"}) == "tls");
   CHECK(StringAt(front, {"image"}) == "registry.example/slurmrestd:26.05");
   CHECK(Args(front) == "tidepool-tls-front ");
-  CHECK(StringAt(front, {"env", "0", "value"}) == "/etc/tidepool/restapi-tls");
-  CHECK(StringAt(front, {"env", "1", "value"}) == "6820");
-  CHECK(StringAt(front, {"env", "2", "value"}) == "127.0.0.1:6821");
-  CHECK(StringAt(front, {"env", "3", "value"}) == "slurmrest");
+  CHECK(EnvValue(front, "TIDEPOOL_TLS_DIR") == "/etc/tidepool/restapi-tls");
+  CHECK(EnvValue(front, "TIDEPOOL_TLS_ACCEPT") == "6820");
+  CHECK(EnvValue(front, "TIDEPOOL_TLS_CONNECT") == "127.0.0.1:6821");
+  CHECK(EnvValue(front, "TIDEPOOL_RUN_AS") == "slurmrest");
   CHECK(StringAt(front, {"ports", "0", "name"}) == "https");
   CHECK(IntAt(front, {"ports", "0", "containerPort"}) == 6820);
   CHECK(StringAt(front, {"volumeMounts", "0", "name"}) == "tls");
