@@ -1,5 +1,7 @@
 #include "event_filters.h"
 
+#include <google/protobuf/util/message_differencer.h>
+
 #include <string>
 
 #include "render_inputs.h"
@@ -41,6 +43,16 @@ std::optional<PodSyncInputs> SyncInputsOf(const k8s::CachedObject& pod) {
 }  // namespace
 
 bool NodeRenderInputChanged(const k8s::CachedObject& before, const k8s::CachedObject& after) {
+  const auto* stored_before = before.ViewAs<api::NodeView>();
+  const auto* stored_after = after.ViewAs<api::NodeView>();
+  // The informer's views hold the render input only (NodeViewForRender): compared as stored,
+  // not copied and reduced again on every heartbeat. A view that kept more (another
+  // parse_view) compares as changed more often, never less.
+  if (stored_before != nullptr && stored_after != nullptr && stored_before->info.ok() &&
+      stored_after->info.ok()) {
+    return !google::protobuf::util::MessageDifferencer::Equals(*stored_before->info,
+                                                               *stored_after->info);
+  }
   return api::NodeInfoChanged(before, after, KeepRenderInputOnly);
 }
 

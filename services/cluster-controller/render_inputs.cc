@@ -140,8 +140,12 @@ void CopyRenderInput(const v1::NodeInfo& from, v1::NodeInfo& to) {
 }
 
 void KeepRenderInputOnly(v1::NodeInfo& node) {
+  // Moved, not copied: cluster-controller's Node informer runs this on every Node event,
+  // heartbeats included. What CopyRenderInput copies, and nothing else.
   v1::NodeInfo kept;
-  CopyRenderInput(node, kept);
+  kept.mutable_metadata()->set_name(std::move(*node.mutable_metadata()->mutable_name()));
+  kept.mutable_metadata()->mutable_labels()->swap(*node.mutable_metadata()->mutable_labels());
+  kept.mutable_allocatable()->swap(*node.mutable_allocatable());
   node.Swap(&kept);
 }
 

@@ -1,10 +1,13 @@
 #include "event_filters.h"
 
 #include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
+#include <functional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "render_inputs.h"
 #include "tidepool/contract.h"
 #include "tidepool/pod_view.h"
 
@@ -12,6 +15,16 @@ namespace tidepool::cluster {
 namespace {
 
 k8s::CachedObject Object(std::string json) { return k8s::CachedObject{.json = std::move(json)}; }
+
+// A Node as cluster-controller's informer stores it: its view (NodeViewForRender), no JSON.
+k8s::CachedObject Stored(const std::string& json) {
+  return k8s::CachedObject{.view = NodeViewForRender(json)};
+}
+
+// Each Node test runs on both: the informer's stored views, and JSON without a view.
+std::function<k8s::CachedObject(std::string)> NodeObjects(bool stored) {
+  return [stored](std::string json) { return stored ? Stored(json) : Object(std::move(json)); };
+}
 
 // A Node as the node agent writes it (many labels: their order must not matter).
 std::string NodeJson(absl::string_view heartbeat, absl::string_view extra_condition = "",
@@ -29,27 +42,29 @@ std::string NodeJson(absl::string_view heartbeat, absl::string_view extra_condit
 }
 
 TEST_CASE("a Node's heartbeat or slurm-syncer's condition does not feed the render") {
-  const k8s::CachedObject before = Object(NodeJson("2026-12-05T00:00:00Z"));
-  CHECK_FALSE(NodeRenderInputChanged(before, Object(NodeJson("2026-12-05T00:01:40Z"))));
+  const auto node = NodeObjects(GENERATE(true, false));
+  const k8s::CachedObject before = node(NodeJson("2026-12-05T00:00:00Z"));
+  CHECK_FALSE(NodeRenderInputChanged(before, node(NodeJson("2026-12-05T00:01:40Z"))));
   CHECK_FALSE(NodeRenderInputChanged(
-      before, Object(NodeJson("2026-12-05T00:01:40Z",
-                              R"(,{"type":"SlurmNotResponding","status":"True"})"))));
+      before,
+      node(NodeJson("2026-12-05T00:01:40Z", R"(,{"type":"SlurmNotResponding","status":"True"})"))));
 }
 
 TEST_CASE("a Node's labels or allocatable feed the render; its cordon and taints do not") {
-  const k8s::CachedObject before = Object(NodeJson("2026-12-05T00:00:00Z"));
-  CHECK(NodeRenderInputChanged(before, Object(NodeJson("2026-12-05T00:00:00Z", "", "b"))));
+  const auto node = NodeObjects(GENERATE(true, false));
+  const k8s::CachedObject before = node(NodeJson("2026-12-05T00:00:00Z"));
+  CHECK(NodeRenderInputChanged(before, node(NodeJson("2026-12-05T00:00:00Z", "", "b"))));
   const std::string fewer_gpus = absl::StrReplaceAll(
       NodeJson("2026-12-05T00:00:00Z"), {{R"("nvidia.com/gpu":"8"})", R"("nvidia.com/gpu":"4"})"}});
-  CHECK(NodeRenderInputChanged(before, Object(fewer_gpus)));
+  CHECK(NodeRenderInputChanged(before, node(fewer_gpus)));
   // kubectl cordon, and the taint the node lifecycle controller adds for it.
   const std::string cordoned = NodeJson("2026-12-05T00:01:40Z", "", "a", true);
-  CHECK_FALSE(NodeRenderInputChanged(before, Object(cordoned)));
+  CHECK_FALSE(NodeRenderInputChanged(before, node(cordoned)));
   const std::string tainted = absl::StrReplaceAll(
       cordoned, {{R"("unschedulable":true)",
                   R"("unschedulable":true,"taints":[{"key":"node.kubernetes.io/unschedulable",)"
                   R"("effect":"NoSchedule"}])"}});
-  CHECK_FALSE(NodeRenderInputChanged(before, Object(tainted)));
+  CHECK_FALSE(NodeRenderInputChanged(before, node(tainted)));
 }
 
 std::string PodJson(absl::string_view slurm_state, absl::string_view in_use,
