@@ -11,13 +11,12 @@
 #include "absl/strings/strip.h"
 #include "k8s/quantity.h"
 #include "tidepool/quantity_memo.h"
+#include "tidepool/render_labels.h"
 
 namespace tidepool::api {
 namespace {
 
 constexpr char kGpuResource[] = "nvidia.com/gpu";
-constexpr char kGpuCountLabel[] = "nvidia.com/gpu.count";
-constexpr char kGpuProductLabel[] = "nvidia.com/gpu.product";
 // Product-line words that say nothing alone: "RTX-A6000" is the A6000.
 constexpr std::array<absl::string_view, 4> kFamilyWords = {"rtx", "geforce", "quadro", "tesla"};
 

@@ -55,12 +55,12 @@ void AddNodeSets(const ClusterObjects& objects, RenderInputs& inputs) {
 // The Node `name` as the API model has it: from its view when the caller keeps views,
 // else parsed from its JSON.
 absl::Status CopyNodeInfo(const ClusterObjects& objects, const std::string& name,
-                          v1::NodeInfo& out) {
+                          const api::LabelKeys& labels, v1::NodeInfo& out) {
   if (objects.node_view) {
     std::shared_ptr<const api::NodeView> view = objects.node_view(name);
     if (view != nullptr) {
       if (!view->info.ok()) return view->info.status();
-      CopyRenderInput(*view->info, out);
+      CopyRenderInput(*view->info, labels, out);
       return absl::OkStatus();
     }
   }
@@ -68,7 +68,7 @@ absl::Status CopyNodeInfo(const ClusterObjects& objects, const std::string& name
   if (node_json.empty()) return absl::NotFoundError("not in the cache");
   absl::StatusOr<v1::NodeInfo> parsed = api::ParseNode(node_json);
   if (!parsed.ok()) return parsed.status();
-  CopyRenderInput(*parsed, out);
+  CopyRenderInput(*parsed, labels, out);
   return absl::OkStatus();
 }
 
@@ -92,7 +92,8 @@ absl::StatusOr<std::optional<v1::NodeSetSlurm>> PinnedAttributes(const api::PodV
 }
 
 void AddMember(const ClusterObjects& objects, const api::PodView& pod,
-               const NodeSetsByName& node_sets, RenderInputs& inputs) {
+               const NodeSetsByName& node_sets, const api::LabelKeys& labels,
+               RenderInputs& inputs) {
   auto node_set = node_sets.find(pod.node_set);
   if (node_set == node_sets.end()) {
     inputs.skipped.push_back(
@@ -117,7 +118,7 @@ void AddMember(const ClusterObjects& objects, const api::PodView& pod,
     return;
   }
   v1::MemberNode* member = inputs.request->add_members();
-  if (absl::Status node = CopyNodeInfo(objects, pod.node_name, *member->mutable_node());
+  if (absl::Status node = CopyNodeInfo(objects, pod.node_name, labels, *member->mutable_node());
       !node.ok()) {
     inputs.request->mutable_members()->RemoveLast();
     // A bound slurmd may run jobs: its node must not drop out of the configuration.
@@ -132,16 +133,22 @@ void AddMember(const ClusterObjects& objects, const api::PodView& pod,
 
 }  // namespace
 
-void CopyRenderInput(const v1::NodeInfo& from, v1::NodeInfo& to) {
+void CopyRenderInput(const v1::NodeInfo& from, const api::LabelKeys& labels, v1::NodeInfo& to) {
   to.Clear();
   to.mutable_metadata()->set_name(from.metadata().name());
-  *to.mutable_metadata()->mutable_labels() = from.metadata().labels();
+  const auto& from_labels = from.metadata().labels();
+  auto& to_labels = *to.mutable_metadata()->mutable_labels();
+  for (const std::string& key : labels) {
+    if (auto label = from_labels.find(key); label != from_labels.end()) {
+      to_labels.insert(*label);
+    }
+  }
   *to.mutable_allocatable() = from.allocatable();
 }
 
 void KeepRenderInputOnly(v1::NodeInfo& node) {
   // Moved, not copied: cluster-controller's Node informer runs this on every Node event,
-  // heartbeats included. What CopyRenderInput copies, and nothing else.
+  // heartbeats included. What CopyRenderInput copies, all labels, and nothing else.
   v1::NodeInfo kept;
   kept.mutable_metadata()->set_name(std::move(*node.mutable_metadata()->mutable_name()));
   kept.mutable_metadata()->mutable_labels()->swap(*node.mutable_metadata()->mutable_labels());
@@ -190,7 +197,9 @@ absl::StatusOr<RenderInputs> BuildRenderInputs(const ClusterObjects& objects,
   std::sort(pods.begin(), pods.end(), [](const api::PodView* a, const api::PodView* b) {
     return a->slurm_node < b->slurm_node;
   });
-  for (const api::PodView* pod : pods) AddMember(objects, *pod, node_sets, inputs);
+  const api::LabelKeys labels =
+      api::RenderLabelKeys(inputs.request->cluster(), inputs.request->node_sets());
+  for (const api::PodView* pod : pods) AddMember(objects, *pod, node_sets, labels, inputs);
   if (!inputs.blocking.empty()) {
     constexpr size_t kNamed = 5;
     const size_t named = std::min(kNamed, inputs.blocking.size());

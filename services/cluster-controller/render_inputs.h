@@ -16,6 +16,7 @@
 #include "google/protobuf/arena.h"
 #include "tidepool/node_view.h"
 #include "tidepool/pod_view.h"
+#include "tidepool/render_labels.h"
 #include "tidepool/v1/renderer.pb.h"
 
 namespace tidepool::cluster {
@@ -51,10 +52,12 @@ struct RenderInputs {
   std::vector<std::string> blocking;
 };
 
-// What the render reads of a Node: its name, labels and allocatable. Its taints and cordon
-// feed NodeSet placement only, so a cordon or a taint does not sync the cluster.
-void CopyRenderInput(const v1::NodeInfo& from, v1::NodeInfo& to);
-// `node` reduced to its render input (CopyRenderInput).
+// What the render reads of a Node: its name, its labels of `labels` (api::RenderLabelKeys)
+// and its allocatable. Its taints and cordon feed NodeSet placement only, so a cordon or a
+// taint does not sync the cluster.
+void CopyRenderInput(const v1::NodeInfo& from, const api::LabelKeys& labels, v1::NodeInfo& to);
+// `node` reduced to what any render may read of it: CopyRenderInput's fields with all
+// labels (which of them a render reads depends on the cluster and its NodeSets).
 void KeepRenderInputOnly(v1::NodeInfo& node);
 // For the Node informer's parse_view: a Node's view whose model holds its render input
 // only (10,000 Nodes' taints are not kept for nothing); empty when the Node cannot be read.

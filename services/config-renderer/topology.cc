@@ -10,16 +10,12 @@
 #include "common/one_of.h"
 #include "node_attributes.h"
 #include "slurm/hostlist/hostlist.h"
+#include "tidepool/render_labels.h"
 
 namespace tidepool::renderer {
 namespace {
 
 constexpr char kUnlabeled[] = "unlabeled";
-
-std::vector<std::string> TreeLabels(const tidepool::v1::TopologySpec& spec) {
-  if (spec.tree_labels().empty()) return DefaultTreeLabels();
-  return {spec.tree_labels().begin(), spec.tree_labels().end()};
-}
 
 void WarnMissing(std::vector<std::string>& warnings, const std::vector<std::string>& nodes,
                  absl::string_view label) {
@@ -117,8 +113,9 @@ slurm::TopologyConf TreeTopology(const std::vector<std::string>& levels, const P
                 std::make_move_iterator(nodes.end()));
   }
   slurm::TopologyConf conf;
-  for (auto& [name, nodes] : leaf_nodes)
+  for (auto& [name, nodes] : leaf_nodes) {
     conf.switches.push_back({.name = name, .nodes = std::move(nodes)});
+  }
   for (size_t level = levels.size() - 1; level-- > 0;) {
     for (const auto& [name, below] : children[level]) {
       conf.switches.push_back({.name = name, .switches = {below.begin(), below.end()}});
@@ -185,23 +182,13 @@ absl::StatusOr<slurm::TopologyConf> BlockTopology(const tidepool::v1::TopologySp
     }
   }
   WarnMissing(warnings, missing, label);
-  for (auto& [name, nodes] : blocks)
+  for (auto& [name, nodes] : blocks) {
     conf.blocks.push_back({.name = name, .nodes = std::move(nodes)});
+  }
   return conf;
 }
 
-std::string BlockLabel(const tidepool::v1::TopologySpec& spec) {
-  return spec.block_label().empty() ? DefaultBlockLabel() : spec.block_label();
-}
-
 }  // namespace
-
-std::vector<std::string> DefaultTreeLabels() {
-  return {"ib.coreweave.cloud/fabric", "ib.coreweave.cloud/superpod",
-          "ib.coreweave.cloud/leafgroup"};
-}
-
-std::string DefaultBlockLabel() { return "ds.coreweave.com/nvlink.domain"; }
 
 absl::StatusOr<std::string> TopologyPluginName(const tidepool::v1::TopologySpec& spec) {
   if (spec.plugin().empty()) return std::string();
@@ -222,8 +209,8 @@ TopologyCollector::TopologyCollector(const tidepool::v1::TopologySpec& spec, siz
     : spec_(spec),
       plugin_(TopologyPluginName(spec).value_or("")),
       collected_(std::make_unique<Collected>()) {
-  if (plugin_ == "topology/tree") collected_->tree_levels = TreeLabels(spec);
-  if (plugin_ == "topology/block") collected_->block_label = BlockLabel(spec);
+  if (plugin_ == "topology/tree") collected_->tree_levels = api::TopologyTreeLabels(spec);
+  if (plugin_ == "topology/block") collected_->block_label = api::TopologyBlockLabel(spec);
   if (!plugin_.empty()) collected_->placements.resize(members);
 }
 

@@ -11,11 +11,6 @@
 
 namespace tidepool::renderer {
 
-// The label levels of a tree topology when the cluster names none, top level first.
-std::vector<std::string> DefaultTreeLabels();
-// The NVLink-domain label of a block topology when the cluster names none.
-std::string DefaultBlockLabel();
-
 // "" for none, otherwise "topology/tree" or "topology/block"; error for anything else.
 absl::StatusOr<std::string> TopologyPluginName(const tidepool::v1::TopologySpec& spec);
 

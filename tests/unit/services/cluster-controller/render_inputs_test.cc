@@ -41,7 +41,9 @@ std::string Pod(const std::string& name, const std::string& node_set, const std:
 
 std::string KubeNode(const std::string& name) {
   return R"({"metadata": {"name": ")" + name +
-         R"(", "labels": {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"},
+         R"(", "labels": {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3",
+        "ib.coreweave.cloud/fabric": "f1", "topology.kubernetes.io/zone": "z1",
+        "feature.node.kubernetes.io/cpu-cpuid.AVX512F": "true"},
       "annotations": {"a": "b"}, "resourceVersion": "7"},
     "spec": {"unschedulable": true, "taints": [{"key": "node.kubernetes.io/unschedulable",
       "effect": "NoSchedule"}]},
@@ -78,13 +80,33 @@ TEST_CASE("the request holds the cluster's NodeSets and bound pods in name order
   CHECK(request.members(0).node().allocatable().at("nvidia.com/gpu") == "8");
   CHECK(request.members(0).node().metadata().labels().at("nvidia.com/gpu.product") ==
         "NVIDIA-H100-80GB-HBM3");
-  // What the render does not read stays out (a cordon does not sync the cluster).
+  // What the render does not read stays out (a cordon does not sync the cluster), labels
+  // included: the topology's default levels are read, not feature discovery's labels, nor a
+  // label no NodeSet names as a feature label.
+  CHECK(request.members(0).node().metadata().labels().size() == 2);
+  CHECK(request.members(0).node().metadata().labels().at("ib.coreweave.cloud/fabric") == "f1");
   CHECK(request.members(0).node().taints().empty());
   CHECK_FALSE(request.members(0).node().unschedulable());
   CHECK(request.members(0).node().metadata().annotations().empty());
   CHECK(request.members(0).node().metadata().resource_version().empty());
   CHECK(request.members(1).slurm_node_name() == "h100-02");
   CHECK(request.environment().gpu_device_prefix() == "/tmp/gpu");
+}
+
+TEST_CASE("a NodeSet's feature labels are in the request, of every member's Node") {
+  ClusterObjects objects = Objects();
+  objects.node_set_jsons[1] = absl::StrReplaceAll(
+      objects.node_set_jsons[1],
+      {{R"("spec": {)",
+        R"("spec": {"slurm": {"featureLabels": {"topology.kubernetes.io/zone": "zone-"}}, )"}});
+  absl::StatusOr<RenderInputs> inputs = BuildRenderInputs(objects, {});
+  REQUIRE(inputs.ok());
+  REQUIRE(inputs->request->members_size() == 2);
+  for (const v1::MemberNode& member : inputs->request->members()) {
+    CHECK(member.node().metadata().labels().at("topology.kubernetes.io/zone") == "z1");
+    CHECK_FALSE(
+        member.node().metadata().labels().contains("feature.node.kubernetes.io/cpu-cpuid.AVX512F"));
+  }
 }
 
 TEST_CASE("pods that cannot be members are reported, not silently dropped") {

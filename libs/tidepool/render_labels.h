@@ -1,0 +1,36 @@
+#pragma once
+
+// The Node labels a render reads, named once: the renderer reads labels by these keys, and
+// cluster-controller sends it a Node's labels of these keys only. A real GPU Node carries
+// tens of labels (feature discovery's among them) of which a render reads a handful; at
+// 10,000 Nodes the others made most of the render request.
+
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "google/protobuf/repeated_ptr_field.h"
+#include "tidepool/v1/node_set.pb.h"
+#include "tidepool/v1/slurm_cluster.pb.h"
+
+namespace tidepool::api {
+
+// GPU feature discovery's labels of a Node's GPUs (NodeGpuGres reads them).
+inline constexpr char kGpuCountLabel[] = "nvidia.com/gpu.count";
+inline constexpr char kGpuProductLabel[] = "nvidia.com/gpu.product";
+
+// The label levels of a tree topology, top level first: the cluster's, else CoreWeave's
+// InfiniBand fabric, superpod and leaf group.
+std::vector<std::string> TopologyTreeLabels(const tidepool::v1::TopologySpec& spec);
+// The label that groups a block topology's nodes: the cluster's, else the NVLink domain.
+std::string TopologyBlockLabel(const tidepool::v1::TopologySpec& spec);
+
+using LabelKeys = absl::flat_hash_set<std::string>;
+// Every label key a render of `cluster` with `node_sets` may read of a member's Node: the
+// GPU labels, the topology's (tree and block, whichever plugin is set) and each NodeSet's
+// feature labels.
+LabelKeys RenderLabelKeys(
+    const tidepool::v1::SlurmCluster& cluster,
+    const google::protobuf::RepeatedPtrField<tidepool::v1::NodeSet>& node_sets);
+
+}  // namespace tidepool::api
