@@ -26,6 +26,7 @@ void Informer::Start() {
   watch.field_selector = options_.field_selector;
   watch.resource_version.clear();  // list first
   watch.keep_object_json = false;  // the cache has the objects; DELETED needs only the key
+  watch.relist_requests = relist_requests_;
   watch.on_error = [this, report = options_.watch.on_error](const absl::Status& error) {
     RecordWatchError(error, absl::Now());
     if (report) report(error);
@@ -39,6 +40,13 @@ void Informer::Stop() { watch_.reset(); }
 bool Informer::HasSynced() {
   absl::MutexLock lock(&mutex_);
   return synced_;
+}
+
+uint64_t Informer::RequestRelist() { return relist_requests_->Request(); }
+
+bool Informer::RelistAnswered(uint64_t request) {
+  absl::MutexLock lock(&mutex_);
+  return relists_answered_ >= request;
 }
 
 void Informer::RecordWatchError(const absl::Status& error, absl::Time at) {
@@ -127,6 +135,7 @@ void Informer::HandleEvent(const WatchEvent& event) {
       case WatchEventType::kSynced:
         resource_version_ = event.meta.resource_version;
         synced_ = true;
+        relists_answered_ = std::max(relists_answered_, event.relists_answered);
         return;
       default:
         return;

@@ -7,6 +7,7 @@
 // cache in their sync).
 
 #include <any>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -99,6 +100,12 @@ class Informer {
 
   // True once the first list has been stored and handled.
   bool HasSynced();
+  // Asks the watch to list again and deliver every object anew (parse_view reads each
+  // again, and handlers see an update for each): for a parse_view whose reading changed.
+  // Returns the request's number for RelistAnswered.
+  uint64_t RequestRelist();
+  // Whether a list that started after request `request` has been stored and handled.
+  bool RelistAnswered(uint64_t request);
   // OK while the cache follows the server. Once the watch has failed for longer than
   // `grace` with no event since (an API server outage), Unavailable naming the resource,
   // how long and the last error: the cache may be behind, and acting on it could undo a
@@ -146,6 +153,8 @@ class Informer {
       ABSL_GUARDED_BY(mutex_);
   std::string resource_version_ ABSL_GUARDED_BY(mutex_);
   bool synced_ ABSL_GUARDED_BY(mutex_) = false;
+  const std::shared_ptr<RelistRequests> relist_requests_ = std::make_shared<RelistRequests>();
+  uint64_t relists_answered_ ABSL_GUARDED_BY(mutex_) = 0;
   // The first watch failure since the last event; InfiniteFuture while none.
   absl::Time failing_since_ ABSL_GUARDED_BY(mutex_) = absl::InfiniteFuture();
   absl::Status last_error_ ABSL_GUARDED_BY(mutex_);

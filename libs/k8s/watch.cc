@@ -11,7 +11,7 @@ namespace tidepool::k8s {
 namespace {
 
 // Sleeps for `duration` or until stop is requested; false when stopped.
-bool SleepUnlessStopped(absl::Duration duration, std::stop_token stop) {
+bool SleepUnlessStopped(absl::Duration duration, const std::stop_token& stop) {
   std::mutex mutex;
   std::condition_variable_any cv;
   std::unique_lock<std::mutex> lock(mutex);
@@ -47,6 +47,7 @@ class WatchLoop {
 
   void Run() {
     while (!stop_.stop_requested()) {
+      if (RelistRequested()) need_list_ = true;
       if (need_list_) {
         if (absl::Status listed = ListAndResync(); !listed.ok()) {
           if (!Backoff(listed)) break;
@@ -55,6 +56,7 @@ class WatchLoop {
       }
       const StreamEnd end = Stream();
       if (stop_.stop_requested()) break;
+      if (RelistRequested()) continue;  // ended to relist: no failure
       if (!AfterStream(end)) break;
     }
   }
@@ -68,15 +70,24 @@ class WatchLoop {
     absl::Time started;
   };
 
+  bool RelistRequested() {
+    return options_.relist_requests != nullptr && options_.relist_requests->Requested() > answered_;
+  }
+
   // Lists every object and emits the events that take the consumer from `known_` to the
-  // list, then kSynced; the watch continues from the list's version.
+  // list (every object, when a relist was requested), then kSynced; the watch continues
+  // from the list's version.
   absl::Status ListAndResync() {
+    const uint64_t answering =
+        options_.relist_requests != nullptr ? options_.relist_requests->Requested() : 0;
+    const ResyncMode mode =
+        answering > answered_ ? ResyncMode::kEveryObject : ResyncMode::kChangedOnly;
     absl::StatusOr<ListResult> list = client_.ListAll(type_, ns_,
                                                       {.label_selector = options_.label_selector,
                                                        .field_selector = options_.field_selector,
                                                        .limit = options_.list_page_size});
     if (!list.ok()) return list.status();
-    for (const WatchEvent& event : ResyncEvents(known_, list->items)) {
+    for (const WatchEvent& event : ResyncEvents(known_, list->items, mode)) {
       ApplyEvent(event, known_, options_.keep_object_json);
       on_event_(event);
     }
@@ -85,6 +96,8 @@ class WatchLoop {
     synced.type = WatchEventType::kSynced;
     synced.meta.resource_version = resource_version_;
     synced.synthetic = true;
+    synced.relists_answered = answering;
+    answered_ = answering;
     on_event_(synced);
     need_list_ = false;
     backoff_ = options_.min_backoff;
@@ -92,10 +105,15 @@ class WatchLoop {
   }
 
   // One watch request from `resource_version_`, delivering its events until it ends, an
-  // event cannot be used, or stop is requested.
+  // event cannot be used, or stop or a relist is requested.
   StreamEnd Stream() {
     StreamEnd end;
     end.started = absl::Now();
+    std::stop_source stream_stop;
+    std::stop_callback forward_stop(stop_, [&stream_stop] { stream_stop.request_stop(); });
+    StreamRegistration registration(options_.relist_requests.get(), &stream_stop);
+    // A request made before the registration found no stream to end.
+    if (RelistRequested()) stream_stop.request_stop();
     LineSplitter splitter;
     end.status = client_.WatchStream(
         type_, ns_,
@@ -121,10 +139,10 @@ class WatchLoop {
             ApplyEvent(*event, known_, options_.keep_object_json);
             end.progressed = true;
             on_event_(*event);
-            return !stop_.stop_requested();
+            return !stream_stop.stop_requested();
           });
         },
-        stop_);
+        stream_stop.get_token());
     return end;
   }
 
@@ -175,9 +193,43 @@ class WatchLoop {
   bool need_list_;
   absl::Duration backoff_;
   int consecutive_gone_ = 0;
+  uint64_t answered_ = 0;  // relist requests answered by a list
+
+  // The stream a relist request ends, while it runs.
+  class StreamRegistration {
+   public:
+    StreamRegistration(RelistRequests* requests, std::stop_source* stream) : requests_(requests) {
+      if (requests_ != nullptr) requests_->SetStream(stream);
+    }
+    ~StreamRegistration() {
+      if (requests_ != nullptr) requests_->SetStream(nullptr);
+    }
+    StreamRegistration(const StreamRegistration&) = delete;
+    StreamRegistration& operator=(const StreamRegistration&) = delete;
+
+   private:
+    RelistRequests* requests_;
+  };
 };
 
 }  // namespace
+
+uint64_t RelistRequests::Request() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++requested_;
+  if (stream_ != nullptr) stream_->request_stop();
+  return requested_;
+}
+
+uint64_t RelistRequests::Requested() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return requested_;
+}
+
+void RelistRequests::SetStream(std::stop_source* stream) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stream_ = stream;
+}
 
 absl::Status RunWatch(Client& client, const ResourceType& type, const std::string& ns,
                       WatchOptions options, const std::function<void(const WatchEvent&)>& on_event,
@@ -195,7 +247,7 @@ BackgroundWatch::BackgroundWatch(Client& client, ResourceType type, std::string 
     : thread_([this, &client, type = std::move(type), ns = std::move(ns),
                options = std::move(options),
                on_event = std::move(on_event)](std::stop_token stop) mutable {
-        result_ = RunWatch(client, type, ns, std::move(options), on_event, stop);
+        result_ = RunWatch(client, type, ns, std::move(options), on_event, std::move(stop));
       }) {}
 
 void BackgroundWatch::Stop() {

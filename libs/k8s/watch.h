@@ -7,8 +7,11 @@
 // synthetic resync, so the consumer ends with the final state of every object and a
 // deletion for each object that vanished meanwhile, without repeats or losses.
 
+#include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <stop_token>
 #include <string>
 #include <thread>
@@ -40,6 +43,9 @@ struct WatchEvent {
   ObjectMeta meta;
   absl::Status error;      // kError only
   bool synthetic = false;  // made by a list/relist, not sent by a watch
+  // kSynced only: the relist requests (RelistRequests::Request) this list answers, all
+  // those made before it started.
+  uint64_t relists_answered = 0;
 };
 
 // One line of a watch stream ({"type":"ADDED","object":{…}}).
@@ -65,16 +71,42 @@ struct KnownObject {
 };
 using KnownObjects = std::map<std::string, KnownObject>;  // by ObjectMeta::Key()
 
+// Which unchanged objects a relist delivers again: none (a resync after a lost watch), or
+// all of them (a consumer that asked for a relist to read every object anew).
+enum class ResyncMode { kChangedOnly, kEveryObject };
+
 // The events that take a consumer who saw `known` to the `listed` objects: DELETED (with
 // the last known object) for keys no longer listed, ADDED for new keys, MODIFIED for
-// changed resourceVersions; nothing for unchanged ones. An object deleted and created
-// again under the same name (another uid) is a DELETED and an ADDED. Deletions first,
-// then by key. All events are synthetic. Items without a name are skipped.
+// changed resourceVersions; for unchanged ones nothing, or MODIFIED with kEveryObject. An
+// object deleted and created again under the same name (another uid) is a DELETED and an
+// ADDED. Deletions first, then by key. All events are synthetic. Items without a name are
+// skipped.
 std::vector<WatchEvent> ResyncEvents(const KnownObjects& known,
-                                     const std::vector<std::string>& listed);
+                                     const std::vector<std::string>& listed,
+                                     ResyncMode mode = ResyncMode::kChangedOnly);
 // Applies an ADDED/MODIFIED/DELETED event to `known`; without `keep_json` only the
 // resourceVersion and uid are kept.
 void ApplyEvent(const WatchEvent& event, KnownObjects& known, bool keep_json = true);
+
+// Requests that a running watch list everything again and deliver every object (as
+// MODIFIED when unchanged), then kSynced with `relists_answered`: for a consumer whose
+// reading of objects changed (an informer's view now keeps more). Shared by the consumer,
+// which requests, and the watch, which ends its current stream to answer at once.
+class RelistRequests {
+ public:
+  // Records a request; its number, answered by the first kSynced whose relists_answered
+  // is at least that.
+  uint64_t Request();
+  // (The watch) the requests a list starting now answers.
+  uint64_t Requested();
+  // (The watch) the stream now running, ended by the next Request; null when none.
+  void SetStream(std::stop_source* stream);
+
+ private:
+  std::mutex mutex_;
+  uint64_t requested_ = 0;
+  std::stop_source* stream_ = nullptr;
+};
 
 struct WatchOptions {
   std::string label_selector;
@@ -95,6 +127,8 @@ struct WatchOptions {
   absl::Duration max_backoff = absl::Seconds(10);
   // Called with each failure before a retry (the watch itself never gives up).
   std::function<void(const absl::Status&)> on_error;
+  // Relists on request (optional).
+  std::shared_ptr<RelistRequests> relist_requests;
 };
 
 // Watches until `stop` is requested, then returns OK. `on_event` runs on the calling

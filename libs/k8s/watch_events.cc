@@ -99,7 +99,7 @@ bool LineSplitter::Feed(absl::string_view chunk,
 }
 
 std::vector<WatchEvent> ResyncEvents(const KnownObjects& known,
-                                     const std::vector<std::string>& listed) {
+                                     const std::vector<std::string>& listed, ResyncMode mode) {
   std::map<std::string, WatchEvent> current;
   for (const std::string& json : listed) {
     absl::StatusOr<ObjectMeta> meta = ParseObjectMeta(json);
@@ -139,7 +139,8 @@ std::vector<WatchEvent> ResyncEvents(const KnownObjects& known,
     auto it = known.find(key);
     if (it == known.end() || replaced.count(key) != 0) {
       event.type = WatchEventType::kAdded;
-    } else if (it->second.resource_version != event.meta.resource_version) {
+    } else if (mode == ResyncMode::kEveryObject ||
+               it->second.resource_version != event.meta.resource_version) {
       event.type = WatchEventType::kModified;
     } else {
       continue;

@@ -153,6 +153,19 @@ TEST_CASE("relist diff without kept JSON: versions decide, deletions carry the k
   CHECK(events[0].meta.ns == "default");
 }
 
+TEST_CASE("relist diff asked for every object: unchanged ones come as MODIFIED too") {
+  KnownObjects known;
+  for (const std::string& json : {Cm("keep", "10"), Cm("change", "11"), Cm("gone", "12")}) {
+    ApplyEvent(*ParseWatchEvent(Line("ADDED", json)), known, /*keep_json=*/false);
+  }
+  const std::vector<WatchEvent> events = ResyncEvents(
+      known, {Cm("keep", "10"), Cm("change", "21"), Cm("new", "22")}, ResyncMode::kEveryObject);
+  CHECK(Describe(events) ==
+        std::vector<std::string>{"DELETED default/gone@", "MODIFIED default/change@21",
+                                 "MODIFIED default/keep@10", "ADDED default/new@22"});
+  for (const WatchEvent& event : events) CHECK(event.synthetic);
+}
+
 TEST_CASE("relist diff: an object replaced under the same name is deleted and added") {
   KnownObjects known;
   known["default/a"] = {"1",
