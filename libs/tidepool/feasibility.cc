@@ -46,23 +46,36 @@ bool MatchesExpression(const Struct& expression,
   return false;
 }
 
+// The required node affinity's nodeSelectorTerms; null when there are none (no constraint).
+const ListValue* RequiredTerms(const Struct& affinity) {
+  const Value* node_affinity = Field(affinity, "nodeAffinity");
+  if (node_affinity == nullptr || !node_affinity->has_struct_value()) return nullptr;
+  const Value* required =
+      Field(node_affinity->struct_value(), "requiredDuringSchedulingIgnoredDuringExecution");
+  if (required == nullptr || !required->has_struct_value()) return nullptr;
+  const Value* terms = Field(required->struct_value(), "nodeSelectorTerms");
+  if (terms == nullptr || !terms->has_list_value() || terms->list_value().values().empty()) {
+    return nullptr;
+  }
+  return &terms->list_value();
+}
+
+// One term's matchExpressions; null when it has none.
+const ListValue* MatchExpressions(const Value& term) {
+  const Value* expressions = Field(term.struct_value(), "matchExpressions");
+  return expressions != nullptr && expressions->has_list_value() ? &expressions->list_value()
+                                                                 : nullptr;
+}
+
 // nodeSelectorTerms are ORed; the expressions within one term are ANDed.
 bool MatchesRequiredAffinity(const Struct& affinity,
                              const google::protobuf::Map<std::string, std::string>& labels) {
-  const Value* node_affinity = Field(affinity, "nodeAffinity");
-  if (node_affinity == nullptr || !node_affinity->has_struct_value()) return true;
-  const Value* required =
-      Field(node_affinity->struct_value(), "requiredDuringSchedulingIgnoredDuringExecution");
-  if (required == nullptr || !required->has_struct_value()) return true;
-  const Value* terms = Field(required->struct_value(), "nodeSelectorTerms");
-  if (terms == nullptr || !terms->has_list_value() || terms->list_value().values().empty()) {
-    return true;
-  }
-  for (const Value& term : terms->list_value().values()) {
-    const Value* expressions = Field(term.struct_value(), "matchExpressions");
+  const ListValue* terms = RequiredTerms(affinity);
+  if (terms == nullptr) return true;
+  for (const Value& term : terms->values()) {
     bool all = true;
-    if (expressions != nullptr && expressions->has_list_value()) {
-      for (const Value& expression : expressions->list_value().values()) {
+    if (const ListValue* expressions = MatchExpressions(term)) {
+      for (const Value& expression : expressions->values()) {
         all = all && MatchesExpression(expression.struct_value(), labels);
       }
     }
@@ -111,6 +124,21 @@ bool NodeSetFitsNode(const tidepool::v1::NodeSet& node_set, const tidepool::v1::
     }
   }
   return true;
+}
+
+absl::flat_hash_set<std::string> NodeSetFitLabelKeys(const tidepool::v1::NodeSet& node_set) {
+  absl::flat_hash_set<std::string> keys;
+  for (const auto& [key, value] : node_set.spec().node_selector()) keys.insert(key);
+  if (const ListValue* terms = RequiredTerms(node_set.spec().affinity())) {
+    for (const Value& term : terms->values()) {
+      if (const ListValue* expressions = MatchExpressions(term)) {
+        for (const Value& expression : expressions->values()) {
+          keys.insert(StringField(expression.struct_value(), "key"));
+        }
+      }
+    }
+  }
+  return keys;
 }
 
 }  // namespace tidepool::api

@@ -45,11 +45,15 @@ std::any NodeViewForCache(absl::string_view json) {
   return *std::move(node);
 }
 
-std::function<std::any(absl::string_view)> NodeViewForCacheKeeping(NodeModel model,
-                                                                   ViewKeeps keeps) {
-  return [model, keeps = std::move(keeps)](absl::string_view json) -> std::any {
+std::function<std::any(absl::string_view)> NodeViewForCacheKeeping(
+    NodeModel model, ViewKeeps keeps, std::shared_ptr<const NodeLabelKeys> labels) {
+  return [model, keeps = std::move(keeps),
+          labels = std::move(labels)](absl::string_view json) -> std::any {
     absl::StatusOr<NodeView> node = ParseNodeView(json, model, keeps);
     if (!node.ok()) return {};
+    if (labels != nullptr && node->info.ok()) {
+      labels->Filter(*node->info->mutable_metadata()->mutable_labels());
+    }
     return *std::move(node);
   };
 }

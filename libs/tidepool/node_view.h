@@ -7,6 +7,7 @@
 #include <any>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "k8s/conditions.h"
 #include "k8s/informer.h"
+#include "tidepool/node_label_keys.h"
 #include "tidepool/v1/meta.pb.h"
 #include "tidepool/view_fields.h"
 
@@ -56,8 +58,10 @@ std::any NodeViewForCache(absl::string_view json);
 // reads a part of each: without the model (NodeModel::kSkip) for a reader of the drain
 // inputs only; of the annotations and conditions, the ones its readers look at. Without
 // annotations and conditions a Node's view is about 1.5 KB smaller (cache_memory_bench).
-std::function<std::any(absl::string_view)> NodeViewForCacheKeeping(NodeModel model,
-                                                                   ViewKeeps keeps);
+// With `labels`, the model keeps the labels it keeps only (shared with the readers that
+// Require them); without, all.
+std::function<std::any(absl::string_view)> NodeViewForCacheKeeping(
+    NodeModel model, ViewKeeps keeps, std::shared_ptr<const NodeLabelKeys> labels = nullptr);
 
 // A cached Node's view: the one its informer parsed when it stored the Node (parse_view =
 // NodeViewForCache or NodeViewForCacheKeeping), else parsed from its JSON now with `model` (an

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
 #include "google/protobuf/repeated_ptr_field.h"
+#include "tidepool/node_label_keys.h"
 #include "tidepool/v1/node_set.pb.h"
 #include "tidepool/v1/slurm_cluster.pb.h"
 
@@ -25,7 +25,6 @@ std::vector<std::string> TopologyTreeLabels(const tidepool::v1::TopologySpec& sp
 // The label that groups a block topology's nodes: the cluster's, else the NVLink domain.
 std::string TopologyBlockLabel(const tidepool::v1::TopologySpec& spec);
 
-using LabelKeys = absl::flat_hash_set<std::string>;
 // Every label key a render of `cluster` with `node_sets` may read of a member's Node: the
 // GPU labels, the topology's (tree and block, whichever plugin is set) and each NodeSet's
 // feature labels.

@@ -69,6 +69,13 @@ ClusterObjects ConfigStep::Inputs(const k8s::CachedObject& cluster) {
     k8s::CachedObjectPtr node = nodes->Get(name);
     return node != nullptr ? node->json : std::string();
   };
+  if (informers_.node_label_keys != nullptr) {
+    // Unavailable while the Node cache relists to keep a label newly read: retried.
+    objects.require_node_labels = [keys = informers_.node_label_keys,
+                                   nodes = informers_.nodes](const api::LabelKeys& labels) {
+      return keys->Require(labels, *nodes);
+    };
+  }
   return objects;
 }
 

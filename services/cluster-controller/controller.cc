@@ -25,6 +25,7 @@
 #include "tidepool/naming.h"
 #include "tidepool/node_view.h"
 #include "tidepool/pod_view.h"
+#include "tidepool/render_labels.h"
 #include "tidepool/resource_types.h"
 #include "tidepool/resources.h"
 
@@ -86,6 +87,13 @@ std::vector<std::unique_ptr<ClusterStep>> Steps(
   return steps;
 }
 
+// The labels any render reads, kept from the start: the GPU labels and the default
+// topology's (a cluster's own topology labels and NodeSets' feature labels are Required).
+api::LabelKeys DefaultRenderLabelKeys() {
+  return api::RenderLabelKeys(v1::SlurmCluster(),
+                              google::protobuf::RepeatedPtrField<v1::NodeSet>());
+}
+
 k8s::LeadershipOptions WithGauge(k8s::LeadershipOptions options, prometheus::Gauge& leader) {
   options.leader_gauge = &leader;
   return options;
@@ -115,8 +123,9 @@ ClusterController::ClusterController(k8s::Client& client,
                      // What the render and PodChangeMatters read of a pod's annotations.
                      api::PodViewForCacheKeeping(
                          api::ViewKeeps::Only({api::kSlurmAttributesAnnotation}, {})))),
+      node_label_keys_(std::make_shared<api::NodeLabelKeys>(DefaultRenderLabelKeys())),
       nodes_(client, k8s::Nodes(), "",
-             {.parse_view = NodeViewForRender,
+             {.parse_view = NodeViewForRenderKeeping(node_label_keys_),
               .keep_viewed_json = false,
               .keep_viewed_labels = false}),
       // The rendered configuration's and the login users' (labelled with the login component).
@@ -172,6 +181,7 @@ ClusterInformers ClusterController::Informers() {
           .node_sets = &node_sets_,
           .pods = &pods_,
           .nodes = &nodes_,
+          .node_label_keys = node_label_keys_.get(),
           .config_maps = &config_maps_,
           .stateful_sets = &stateful_sets_,
           .deployments = &deployments_,

@@ -97,6 +97,8 @@ class ClusterController {
   k8s::Informer clusters_;
   k8s::Informer node_sets_;
   k8s::Informer pods_;
+  // The Node labels nodes_ keeps: those the renders read (they Require them).
+  std::shared_ptr<api::NodeLabelKeys> node_label_keys_;
   k8s::Informer nodes_;
   k8s::Informer config_maps_;
   // The control plane's objects, selected by the tidepool.dev/cluster label.

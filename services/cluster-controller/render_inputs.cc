@@ -164,6 +164,17 @@ std::any NodeViewForRender(absl::string_view json) {
   return *std::move(view);
 }
 
+std::function<std::any(absl::string_view)> NodeViewForRenderKeeping(
+    std::shared_ptr<const api::NodeLabelKeys> labels) {
+  return [labels = std::move(labels)](absl::string_view json) -> std::any {
+    std::any view = NodeViewForRender(json);
+    if (auto* node = std::any_cast<api::NodeView>(&view); node != nullptr && node->info.ok()) {
+      labels->Filter(*node->info->mutable_metadata()->mutable_labels());
+    }
+    return view;
+  };
+}
+
 RenderInputs::RenderInputs()
     : arena(std::make_unique<google::protobuf::Arena>(RequestArenaOptions())),
       request(google::protobuf::Arena::CreateMessage<v1::RenderRequest>(arena.get())) {}
@@ -199,6 +210,9 @@ absl::StatusOr<RenderInputs> BuildRenderInputs(const ClusterObjects& objects,
   });
   const api::LabelKeys labels =
       api::RenderLabelKeys(inputs.request->cluster(), inputs.request->node_sets());
+  if (objects.require_node_labels) {
+    if (absl::Status kept = objects.require_node_labels(labels); !kept.ok()) return kept;
+  }
   for (const api::PodView* pod : pods) AddMember(objects, *pod, node_sets, labels, inputs);
   if (!inputs.blocking.empty()) {
     constexpr size_t kNamed = 5;

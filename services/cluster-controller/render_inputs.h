@@ -33,6 +33,10 @@ struct ClusterObjects {
   // its JSON ("" when the cache has none).
   std::function<std::shared_ptr<const api::NodeView>(const std::string& node)> node_view;
   std::function<std::string(const std::string& node)> node_json;
+  // Optional: called with the label keys the render reads before any Node is; a status
+  // other than OK (the Node cache is not keeping them yet: NodeLabelKeys::Require) is
+  // returned as it is, and nothing is rendered.
+  std::function<absl::Status(const api::LabelKeys& keys)> require_node_labels;
 };
 
 struct RenderInputs {
@@ -62,6 +66,9 @@ void KeepRenderInputOnly(v1::NodeInfo& node);
 // For the Node informer's parse_view: a Node's view whose model holds its render input
 // only (10,000 Nodes' taints are not kept for nothing); empty when the Node cannot be read.
 std::any NodeViewForRender(absl::string_view json);
+// The same, of the labels `labels` keeps only (which the renders Require).
+std::function<std::any(absl::string_view)> NodeViewForRenderKeeping(
+    std::shared_ptr<const api::NodeLabelKeys> labels);
 
 // InvalidArgument when the cluster itself cannot be read; FailedPrecondition naming them
 // when inputs block (a render without them would drop live nodes, and Slurm would end

@@ -21,6 +21,7 @@
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "status.h"
+#include "tidepool/node_label_keys.h"
 #include "tidepool/v1/slurm_cluster.pb.h"
 
 namespace tidepool::cluster {
@@ -31,6 +32,8 @@ struct ClusterInformers {
   k8s::Informer* node_sets = nullptr;
   k8s::Informer* pods = nullptr;  // slurmd pods
   k8s::Informer* nodes = nullptr;
+  // The labels `nodes` keeps (null: all).
+  api::NodeLabelKeys* node_label_keys = nullptr;
   k8s::Informer* config_maps = nullptr;  // slurm-config and login users ConfigMaps
   // The control plane's objects (labelled tidepool.dev/cluster).
   k8s::Informer* stateful_sets = nullptr;

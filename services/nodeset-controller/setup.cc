@@ -48,11 +48,12 @@ class Process {
     // sync (which reads every Node and the cluster's pods) parses none.
     informers_ = {
         .node_sets = &factory_.For(api::NodeSets(), ns),
-        .nodes = &factory_.For(k8s::Nodes(), "",
-                               {.parse_view = api::NodeViewForCacheKeeping(
-                                    api::NodeModel::kRead, api::ViewKeeps::Only({}, {})),
-                                .keep_viewed_json = false,
-                                .keep_viewed_labels = false}),
+        .nodes = &factory_.For(
+            k8s::Nodes(), "",
+            {.parse_view = api::NodeViewForCacheKeeping(
+                 api::NodeModel::kRead, api::ViewKeeps::Only({}, {}), node_label_keys_),
+             .keep_viewed_json = false,
+             .keep_viewed_labels = false}),
         .pods = &factory_.For(
             k8s::Pods(), ns,
             {.label_selector = absl::StrCat(api::kComponentLabel, "=", api::kSlurmdComponent),
@@ -68,6 +69,7 @@ class Process {
                     .events = &recorder_,
                     .metrics = &metrics_,
                     .clock = clock_,
+                    .node_label_keys = node_label_keys_.get(),
                     .wait_requeue = options_.wait_requeue,
                     .max_pod_creates_per_sync = options_.max_pod_creates_per_sync,
                     .cluster_domain = options_.cluster_domain,
@@ -128,6 +130,9 @@ class Process {
   ControllerMetrics metrics_;
   k8s::EventRecorder recorder_;
   SyncerSlurmSource slurm_;
+  // The Node labels the Node cache keeps: Tidepool's own and those NodeSets select by.
+  std::shared_ptr<api::NodeLabelKeys> node_label_keys_ =
+      std::make_shared<api::NodeLabelKeys>(api::LabelKeys{api::kSlurmNodeLabel});
   Informers informers_;
   std::unique_ptr<NodeSetController> controller_;
   std::unique_ptr<GateGuard> gate_guard_;

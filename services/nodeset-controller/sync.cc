@@ -16,6 +16,7 @@
 #include "plan.h"
 #include "status.h"
 #include "tidepool/contract.h"
+#include "tidepool/feasibility.h"
 #include "tidepool/naming.h"
 #include "tidepool/node_view.h"
 #include "tidepool/resource_types.h"
@@ -134,9 +135,12 @@ class NodeSetSync {
                           : std::nullopt;
     input_.strategy = StrategyOf(node_set_);
     input_.name_prefix = api::NamePrefix(node_set_);
+    std::vector<NodeSet> siblings = Siblings();
+    // No plan from Nodes read without a label it selects by: they would look infeasible.
+    if (absl::Status kept = RequireNodeLabels(siblings); !kept.ok()) return kept;
     std::vector<std::string> warnings;
     input_.feasible =
-        FeasibleNodesFor(node_set_, Siblings(), Nodes(), NodesWithClusterPods(), warnings);
+        FeasibleNodesFor(node_set_, std::move(siblings), Nodes(), NodesWithClusterPods(), warnings);
     for (const std::string& warning : warnings) {
       common::LogDebug("node_fits_two_nodesets",
                        {{"nodeset", cached_->meta.Key()}, {"warning", warning}});
@@ -153,6 +157,14 @@ class NodeSetSync {
     input_.max_unavailable =
         ResolveMaxUnavailable(MaxUnavailableText(node_set_), desired_for_budget);
     return absl::OkStatus();
+  }
+
+  // Unavailable while the Node cache relists to keep a label `siblings` select by.
+  absl::Status RequireNodeLabels(const std::vector<NodeSet>& siblings) {
+    if (context_.node_label_keys == nullptr) return absl::OkStatus();
+    api::LabelKeys keys;
+    for (const NodeSet& sibling : siblings) keys.merge(api::NodeSetFitLabelKeys(sibling));
+    return context_.node_label_keys->Require(keys, *context_.informers.nodes);
   }
 
   // The NodeSets of the same cluster in this namespace (this one included).

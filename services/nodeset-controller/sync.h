@@ -15,6 +15,7 @@
 #include "metrics.h"
 #include "slurm_source.h"
 #include "tidepool/naming.h"
+#include "tidepool/node_label_keys.h"
 #include "tidepool/served_cluster.h"
 
 namespace tidepool::nodeset {
@@ -35,6 +36,8 @@ struct SyncContext {
   k8s::EventRecorder* events = nullptr;
   ControllerMetrics* metrics = nullptr;
   common::Clock* clock = nullptr;  // from setup
+  // The labels informers.nodes keeps (null: all); a sync Requires those it reads.
+  api::NodeLabelKeys* node_label_keys = nullptr;
   std::string field_manager = "nodeset-controller";
   // How soon to look again while a deletion waits for a drain or for jobs (Slurm watch
   // changes usually wake the key sooner).

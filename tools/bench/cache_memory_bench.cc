@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -31,14 +32,18 @@
 #include "rapidjson/document.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
+#include "render_inputs.h"
 #include "tidepool/contract.h"
 #include "tidepool/node_view.h"
 #include "tidepool/pod_view.h"
+#include "tidepool/render_labels.h"
 
 namespace {
 
 using tidepool::k8s::Informer;
 namespace api = tidepool::api;
+namespace cluster = tidepool::cluster;
+namespace v1 = tidepool::v1;
 using ParseView = std::function<std::any(absl::string_view)>;
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
@@ -186,9 +191,18 @@ int main(int argc, char** argv) {
       {"Node, NodeView + JSON", "(JSON kept)", false, api::NodeViewForCache, true},
       {"Node, NodeView with model", "(all annotations and conditions)", false,
        api::NodeViewForCache, false, false},
-      {"Node, model view", "cluster-controller, nodeset-controller", false,
+      {"Node, model view, all labels", "(before NodeLabelKeys)", false,
        api::NodeViewForCacheKeeping(api::NodeModel::kRead, api::ViewKeeps::Only({}, {})), false,
        false},
+      {"Node, render view, its labels", "cluster-controller", false,
+       cluster::NodeViewForRenderKeeping(
+           std::make_shared<api::NodeLabelKeys>(api::RenderLabelKeys(v1::SlurmCluster(), {}))),
+       false, false},
+      {"Node, model view, its labels", "nodeset-controller, one selector label", false,
+       api::NodeViewForCacheKeeping(
+           api::NodeModel::kRead, api::ViewKeeps::Only({}, {}),
+           std::make_shared<api::NodeLabelKeys>(api::LabelKeys{api::kSlurmNodeLabel, "pool"})),
+       false, false},
       {"Node, drain view", "(all annotations and conditions)", false,
        api::NodeViewForCacheKeeping(api::NodeModel::kSkip, {}), false, false},
       {"Node, drain view, its conditions", "slurm-syncer", false,

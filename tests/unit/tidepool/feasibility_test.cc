@@ -1,6 +1,8 @@
 #include "tidepool/feasibility.h"
 
 #include <catch2/catch_test_macros.hpp>
+#include <iterator>
+#include <string>
 
 #include "support/api_fixtures.h"
 
@@ -31,6 +33,34 @@ TEST_CASE("required node affinity ORs terms and ANDs expressions") {
   CHECK_FALSE(NodeSetFitsNode(node_set, NodeWith("e", R"("gpu": "a100")")));
 }
 
+TEST_CASE("the labels a fit reads are the selector's and the required affinity's keys") {
+  const auto node_set = NodeSetWith("h100", R"("nodeSelector": {"zone": "a"},
+      "affinity": {"nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+          {"matchExpressions": [{"key": "gpu", "operator": "In", "values": ["h100"]},
+                                {"key": "broken", "operator": "DoesNotExist"}]},
+          {"matchExpressions": [{"key": "gpus", "operator": "Gt", "values": ["4"]}]}]}},
+        "podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+          {"labelSelector": {"matchLabels": {"app": "x"}}, "topologyKey": "rack"}]}})");
+  const absl::flat_hash_set<std::string> keys = NodeSetFitLabelKeys(node_set);
+  CHECK(keys == absl::flat_hash_set<std::string>{"zone", "gpu", "broken", "gpus"});
+  CHECK(NodeSetFitLabelKeys(NodeSetWith("plain", "")).empty());
+  // A Node with only those labels fits as the Node with all of them does (a cache that
+  // keeps those keys decides as one that keeps all).
+  for (const char* labels :
+       {R"("zone": "a", "gpu": "h100", "x": "1")", R"("zone": "a", "gpu": "h100", "broken": "")",
+        R"("zone": "a", "gpus": "8", "rack": "r1")", R"("zone": "b", "gpus": "8")"}) {
+    tidepool::v1::NodeInfo full = NodeWith("n", labels);
+    tidepool::v1::NodeInfo kept = full;
+    auto& kept_labels = *kept.mutable_metadata()->mutable_labels();
+    for (auto it = kept_labels.begin(); it != kept_labels.end();) {
+      it = keys.contains(it->first) ? std::next(it) : kept_labels.erase(it);
+    }
+    CAPTURE(labels);
+    CHECK(NodeSetFitsNode(node_set, kept) == NodeSetFitsNode(node_set, full));
+  }
+}
+
 TEST_CASE("NoSchedule and NoExecute taints need a toleration") {
   const std::string taint =
       R"("taints": [{"key": "dedicated", "value": "slurm", "effect": "NoSchedule"}])";
@@ -45,8 +75,9 @@ TEST_CASE("NoSchedule and NoExecute taints need a toleration") {
   CHECK(NodeSetFitsNode(NodeSetWith("all", R"("tolerations": [{"operator": "Exists"}])"), node));
   CHECK_FALSE(NodeSetFitsNode(
       NodeSetWith("wrong", R"("tolerations": [{"key": "dedicated", "value": "other"}])"), node));
-  CHECK(NodeSetFitsNode(NodeSetWith("plain", ""),
-                        NodeWith("soft", "", R"("taints": [{"key": "a", "effect": "PreferNoSchedule"}])")));
+  CHECK(NodeSetFitsNode(
+      NodeSetWith("plain", ""),
+      NodeWith("soft", "", R"("taints": [{"key": "a", "effect": "PreferNoSchedule"}])")));
 }
 
 }  // namespace

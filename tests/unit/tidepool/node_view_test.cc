@@ -2,6 +2,7 @@
 
 #include <catch2/catch_test_macros.hpp>
 #include <map>
+#include <memory>
 #include <string>
 
 namespace tidepool::api {
@@ -99,6 +100,22 @@ TEST_CASE("a Node's model view keeps no annotations or conditions, but what was 
   REQUIRE(node->info.ok());
   CHECK(node->info->metadata().labels().at("pool") == "gpu");
   CHECK_FALSE(NodeViewForCacheKeeping(NodeModel::kRead, {})("[1]").has_value());
+}
+
+TEST_CASE("a Node's model view keeps the labels its NodeLabelKeys keeps only") {
+  auto labels = std::make_shared<NodeLabelKeys>(LabelKeys{"pool"});
+  const auto parse = NodeViewForCacheKeeping(NodeModel::kRead, ViewKeeps::Only({}, {}), labels);
+  const std::string json =
+      R"({"metadata": {"name": "k-8", "labels": {"pool": "gpu", "zone": "a", "nfd/x": "1"}}})";
+  std::any view = parse(json);
+  const NodeView* node = std::any_cast<NodeView>(&view);
+  REQUIRE(node != nullptr);
+  REQUIRE(node->info.ok());
+  CHECK(node->info->metadata().labels().size() == 1);
+  CHECK(node->info->metadata().labels().at("pool") == "gpu");
+  // Without NodeLabelKeys: all of them.
+  std::any all = NodeViewForCacheKeeping(NodeModel::kRead, ViewKeeps::Only({}, {}))(json);
+  CHECK(std::any_cast<NodeView>(&all)->info->metadata().labels().size() == 3);
 }
 
 TEST_CASE("a Node's drain view keeps only the annotations and conditions it is told to") {
