@@ -454,6 +454,28 @@ TEST_CASE("the config loop renders, writes the ConfigMap, reconfigures once per 
           }).has_value());
   }
 
+  SECTION("a feature label the Node cache did not keep is read after its relist") {
+    // The Node cache keeps the labels renders read; "zone" was none until now. The render
+    // waits for the relist that reads it (never rendering the Node without it), then has it.
+    const size_t render_failures = EventNotes(*f.client, kNamespace, "RenderFailed").size();
+    RequireOk(f.client
+                  ->MergePatch(api::NodeSets(), kNamespace, "cpu",
+                               R"({"spec":{"slurm":{"featureLabels":{"zone":"zone-"}}}})")
+                  .status());
+    const bool rendered =
+        Eventually([&] {
+          return absl::StrContains(LineStarting(f.SlurmConf(), "NodeName=cpu-01 "), "zone-a");
+        }).has_value();
+    INFO(f.SlurmConf());
+    INFO(f.controller->process.Output());
+    REQUIRE(rendered);
+    CHECK(absl::StrContains(f.controller->process.Output(), "node_cache_relist"));
+    // Waiting for the relist is no render failure.
+    CHECK(EventNotes(*f.client, kNamespace, "RenderFailed").size() == render_failures);
+    CHECK(absl::StartsWith(f.ClusterCondition("ConfigRendered"), "True/Rendered/1 nodes"));
+    CHECK(Eventually([&] { return f.Reconfigures() == 2; }).has_value());
+  }
+
   SECTION("invalid input is reported in status and changes neither ConfigMap nor Slurm") {
     RequireOk(f.client
                   ->MergePatch(api::SlurmClusters(), kNamespace, "loop",
