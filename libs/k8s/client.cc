@@ -91,7 +91,7 @@ Client::Client(ClientConfig config, common::Clock* clock)
 
 void Client::WaitForToken() { (UrgentRequests::Active() ? urgent_limiter_ : limiter_).Wait(); }
 
-absl::StatusOr<std::string> Client::Call(HttpRequest request) {
+absl::StatusOr<std::string> Client::Call(const HttpRequest& request) {
   WaitForToken();
   absl::StatusOr<HttpResponse> response = transport_.Send(request);
   if (!response.ok()) return response.status();
@@ -139,21 +139,35 @@ absl::StatusOr<ListResult> Client::List(const ResourceType& type, absl::string_v
 
 absl::StatusOr<ListResult> Client::ListAll(const ResourceType& type, absl::string_view ns,
                                            ListOptions options) {
-  if (options.limit <= 0) options.limit = 500;
   ListResult all;
+  absl::Status listed =
+      ListPages(type, ns, std::move(options), [&all](ListResult page) -> absl::Status {
+        all.resource_version = page.resource_version;
+        for (std::string& item : page.items) all.items.push_back(std::move(item));
+        return absl::OkStatus();
+      });
+  if (!listed.ok()) return listed;
+  return all;
+}
+
+absl::Status Client::ListPages(const ResourceType& type, absl::string_view ns, ListOptions options,
+                               const std::function<absl::Status(ListResult page)>& on_page) {
+  if (options.limit <= 0) options.limit = 500;
+  std::string first_version;
   bool first = true;
   do {
     absl::StatusOr<ListResult> page = List(type, ns, options);
     if (!page.ok()) return page.status();
-    if (first) all.resource_version = page->resource_version;
+    if (first) first_version = page->resource_version;
     first = false;
-    for (std::string& item : page->items) all.items.push_back(std::move(item));
     options.continue_token = page->continue_token;
     // A continued list is served from the first page's snapshot; it takes no version.
     options.resource_version.clear();
     options.resource_version_match.clear();
+    page->resource_version = first_version;
+    if (absl::Status handled = on_page(*std::move(page)); !handled.ok()) return handled;
   } while (!options.continue_token.empty());
-  return all;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::string> Client::Update(const ResourceType& type, absl::string_view ns,
@@ -255,7 +269,7 @@ absl::StatusOr<Scale> Client::SetReplicas(const ResourceType& type, absl::string
 absl::Status Client::WatchStream(const ResourceType& type, absl::string_view ns,
                                  const WatchRequest& request,
                                  const std::function<bool(absl::string_view)>& on_chunk,
-                                 std::stop_token stop) {
+                                 const std::stop_token& stop) {
   absl::StatusOr<std::string> path = ResourcePath(type, ns);
   if (!path.ok()) return path.status();
   const Params params = {

@@ -104,6 +104,10 @@ class Client {
   // resourceVersion is the first page's (a consistent snapshot).
   absl::StatusOr<ListResult> ListAll(const ResourceType& type, absl::string_view ns,
                                      ListOptions options = {});
+  // The same a page at a time: `on_page` gets each (its resource_version the first
+  // page's) as it arrives, so the whole list is never held; its error ends the listing.
+  absl::Status ListPages(const ResourceType& type, absl::string_view ns, ListOptions options,
+                         const std::function<absl::Status(ListResult page)>& on_page);
   // PUT; the object's metadata.resourceVersion (if set) makes it conditional: a stale
   // one fails with IsConflict. `subresource` "status" writes only the status.
   absl::StatusOr<std::string> Update(const ResourceType& type, absl::string_view ns,
@@ -141,10 +145,10 @@ class Client {
   absl::Status WatchStream(const ResourceType& type, absl::string_view ns,
                            const WatchRequest& request,
                            const std::function<bool(absl::string_view chunk)>& on_chunk,
-                           std::stop_token stop = {});
+                           const std::stop_token& stop = {});
 
   // Any request (after the rate limiter); a non-2xx status becomes its error.
-  absl::StatusOr<std::string> Call(HttpRequest request);
+  absl::StatusOr<std::string> Call(const HttpRequest& request);
 
   const ClientConfig& config() const { return transport_.config(); }
   TokenBucketRateLimiter& rate_limiter() { return limiter_; }

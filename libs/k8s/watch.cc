@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <condition_variable>
 #include <mutex>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "absl/time/clock.h"
 #include "k8s/errors.h"
@@ -82,16 +85,24 @@ class WatchLoop {
         options_.relist_requests != nullptr ? options_.relist_requests->Requested() : 0;
     const ResyncMode mode =
         answering > answered_ ? ResyncMode::kEveryObject : ResyncMode::kChangedOnly;
-    absl::StatusOr<ListResult> list = client_.ListAll(type_, ns_,
-                                                      {.label_selector = options_.label_selector,
-                                                       .field_selector = options_.field_selector,
-                                                       .limit = options_.list_page_size});
-    if (!list.ok()) return list.status();
-    for (const WatchEvent& event : ResyncEvents(known_, list->items, mode)) {
-      ApplyEvent(event, known_, options_.keep_object_json);
-      on_event_(event);
-    }
-    resource_version_ = list->resource_version;
+    // A page at a time: 10,000 Nodes' JSON is never held at once. A list that fails
+    // midway leaves the consumer with some pages applied, as `known_` says; the next
+    // list's diff goes on from there.
+    std::set<std::string> listed;
+    std::string version;
+    absl::Status status =
+        client_.ListPages(type_, ns_,
+                          {.label_selector = options_.label_selector,
+                           .field_selector = options_.field_selector,
+                           .limit = options_.list_page_size},
+                          [&](const ListResult& page) {
+                            version = page.resource_version;
+                            Deliver(ResyncPageEvents(known_, page.items, mode, listed));
+                            return absl::OkStatus();
+                          });
+    if (!status.ok()) return status;
+    Deliver(ResyncDeletions(known_, listed));
+    resource_version_ = version;
     WatchEvent synced;
     synced.type = WatchEventType::kSynced;
     synced.meta.resource_version = resource_version_;
@@ -102,6 +113,13 @@ class WatchLoop {
     need_list_ = false;
     backoff_ = options_.min_backoff;
     return absl::OkStatus();
+  }
+
+  void Deliver(const std::vector<WatchEvent>& events) {
+    for (const WatchEvent& event : events) {
+      ApplyEvent(event, known_, options_.keep_object_json);
+      on_event_(event);
+    }
   }
 
   // One watch request from `resource_version_`, delivering its events until it ends, an

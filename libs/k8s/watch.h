@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <stop_token>
 #include <string>
 #include <thread>
@@ -84,6 +85,15 @@ enum class ResyncMode { kChangedOnly, kEveryObject };
 std::vector<WatchEvent> ResyncEvents(const KnownObjects& known,
                                      const std::vector<std::string>& listed,
                                      ResyncMode mode = ResyncMode::kChangedOnly);
+// The same for a list read a page at a time (so that a list of 10,000 Nodes is never held
+// whole): each page's ADDED and MODIFIED (an object replaced under its name: DELETED, then
+// ADDED), its keys added to `listed`; after the last page, ResyncDeletions gives the
+// DELETED of every known key no page listed.
+std::vector<WatchEvent> ResyncPageEvents(const KnownObjects& known,
+                                         const std::vector<std::string>& page, ResyncMode mode,
+                                         std::set<std::string>& listed);
+std::vector<WatchEvent> ResyncDeletions(const KnownObjects& known,
+                                        const std::set<std::string>& listed);
 // Applies an ADDED/MODIFIED/DELETED event to `known`; without `keep_json` only the
 // resourceVersion and uid are kept.
 void ApplyEvent(const WatchEvent& event, KnownObjects& known, bool keep_json = true);

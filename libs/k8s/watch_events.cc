@@ -1,6 +1,7 @@
 // The pure pieces of a watch: the event stream format, the line splitter and the relist
 // diff. The loop that lists and streams is in watch.cc.
 
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -98,10 +99,31 @@ bool LineSplitter::Feed(absl::string_view chunk,
   return true;
 }
 
-std::vector<WatchEvent> ResyncEvents(const KnownObjects& known,
-                                     const std::vector<std::string>& listed, ResyncMode mode) {
-  std::map<std::string, WatchEvent> current;
-  for (const std::string& json : listed) {
+namespace {
+
+// The DELETED of a known object, with its last JSON when kept and its key always.
+WatchEvent DeletedEvent(const std::string& key, const KnownObject& object) {
+  WatchEvent deleted;
+  deleted.type = WatchEventType::kDeleted;
+  deleted.object_json = object.object_json;
+  absl::StatusOr<ObjectMeta> meta = ParseObjectMeta(object.object_json);
+  if (meta.ok()) deleted.meta = *std::move(meta);
+  if (deleted.meta.name.empty()) {  // keep the key even when the object is unreadable
+    const size_t slash = key.find('/');
+    deleted.meta.name = slash == std::string::npos ? key : key.substr(slash + 1);
+    if (slash != std::string::npos) deleted.meta.ns = key.substr(0, slash);
+  }
+  deleted.synthetic = true;
+  return deleted;
+}
+
+}  // namespace
+
+std::vector<WatchEvent> ResyncPageEvents(const KnownObjects& known,
+                                         const std::vector<std::string>& page, ResyncMode mode,
+                                         std::set<std::string>& listed) {
+  std::map<std::string, WatchEvent> current;  // by key
+  for (const std::string& json : page) {
     absl::StatusOr<ObjectMeta> meta = ParseObjectMeta(json);
     if (!meta.ok()) continue;
     WatchEvent event;
@@ -112,32 +134,14 @@ std::vector<WatchEvent> ResyncEvents(const KnownObjects& known,
     current.emplace(std::move(key), std::move(event));
   }
   std::vector<WatchEvent> events;
-  std::set<std::string> replaced;  // same key, another uid
-  for (const auto& [key, object] : known) {
-    auto listed_it = current.find(key);
-    if (listed_it != current.end()) {
-      if (object.uid.empty() || listed_it->second.meta.uid.empty() ||
-          object.uid == listed_it->second.meta.uid) {
-        continue;
-      }
-      replaced.insert(key);
-    }
-    WatchEvent deleted;
-    deleted.type = WatchEventType::kDeleted;
-    deleted.object_json = object.object_json;
-    absl::StatusOr<ObjectMeta> meta = ParseObjectMeta(object.object_json);
-    if (meta.ok()) deleted.meta = *std::move(meta);
-    if (deleted.meta.name.empty()) {  // keep the key even when the object is unreadable
-      const size_t slash = key.find('/');
-      deleted.meta.name = slash == std::string::npos ? key : key.substr(slash + 1);
-      if (slash != std::string::npos) deleted.meta.ns = key.substr(0, slash);
-    }
-    deleted.synthetic = true;
-    events.push_back(std::move(deleted));
-  }
   for (auto& [key, event] : current) {
+    listed.insert(key);
     auto it = known.find(key);
-    if (it == known.end() || replaced.count(key) != 0) {
+    if (it == known.end()) {
+      event.type = WatchEventType::kAdded;
+    } else if (!it->second.uid.empty() && !event.meta.uid.empty() &&
+               it->second.uid != event.meta.uid) {
+      events.push_back(DeletedEvent(key, it->second));  // replaced under the same name
       event.type = WatchEventType::kAdded;
     } else if (mode == ResyncMode::kEveryObject ||
                it->second.resource_version != event.meta.resource_version) {
@@ -147,6 +151,25 @@ std::vector<WatchEvent> ResyncEvents(const KnownObjects& known,
     }
     events.push_back(std::move(event));
   }
+  return events;
+}
+
+std::vector<WatchEvent> ResyncDeletions(const KnownObjects& known,
+                                        const std::set<std::string>& listed) {
+  std::vector<WatchEvent> events;
+  for (const auto& [key, object] : known) {
+    if (!listed.contains(key)) events.push_back(DeletedEvent(key, object));
+  }
+  return events;
+}
+
+std::vector<WatchEvent> ResyncEvents(const KnownObjects& known,
+                                     const std::vector<std::string>& listed, ResyncMode mode) {
+  std::set<std::string> keys;
+  std::vector<WatchEvent> updates = ResyncPageEvents(known, listed, mode, keys);
+  std::vector<WatchEvent> events = ResyncDeletions(known, keys);
+  events.insert(events.end(), std::make_move_iterator(updates.begin()),
+                std::make_move_iterator(updates.end()));
   return events;
 }
 

@@ -68,6 +68,7 @@ TEST_CASE("a requested relist reads every object again, at once, and the watch g
       .label_selector = selector,
       .parse_view = [&reading](absl::string_view) -> std::any { return reading.load(); }};
   options.watch.server_timeout_seconds = 240;  // a stream that ends on its own much later
+  options.watch.list_page_size = 7;            // the relist comes in pages
   Informer informer(client, ConfigMaps(), "", options);
   std::atomic<int> updates{0};
   informer.AddHandlers(

@@ -1,6 +1,7 @@
 #include "k8s/watch.h"
 
 #include <catch2/catch_test_macros.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -164,6 +165,26 @@ TEST_CASE("relist diff asked for every object: unchanged ones come as MODIFIED t
         std::vector<std::string>{"DELETED default/gone@", "MODIFIED default/change@21",
                                  "MODIFIED default/keep@10", "ADDED default/new@22"});
   for (const WatchEvent& event : events) CHECK(event.synthetic);
+}
+
+TEST_CASE("relist diff a page at a time: the same events, deletions after the last page") {
+  KnownObjects known;
+  known["default/a"] = {"1", "", "ua"};
+  known["default/b"] = {"2", "", "u1"};
+  known["default/gone"] = {"3", "", "ug"};
+  const auto with_uid = [](const std::string& name, const std::string& rv, const std::string& uid) {
+    return absl::StrCat(R"({"metadata":{"name":")", name, R"(","namespace":"default","uid":")", uid,
+                        R"(","resourceVersion":")", rv, R"("}})");
+  };
+  std::set<std::string> listed;
+  CHECK(ResyncPageEvents(known, {with_uid("a", "1", "ua")}, ResyncMode::kChangedOnly, listed)
+            .empty());
+  CHECK(Describe(ResyncPageEvents(known, {with_uid("c", "9", "uc"), with_uid("b", "8", "u2")},
+                                  ResyncMode::kChangedOnly, listed)) ==
+        std::vector<std::string>{"DELETED default/b@", "ADDED default/b@8", "ADDED default/c@9"});
+  CHECK(listed == std::set<std::string>{"default/a", "default/b", "default/c"});
+  CHECK(Describe(ResyncDeletions(known, listed)) ==
+        std::vector<std::string>{"DELETED default/gone@"});
 }
 
 TEST_CASE("relist diff: an object replaced under the same name is deleted and added") {
