@@ -11,7 +11,6 @@
 #include "absl/strings/strip.h"
 #include "k8s/quantity.h"
 #include "tidepool/quantity_memo.h"
-#include "tidepool/render_labels.h"
 
 namespace tidepool::api {
 namespace {

@@ -13,6 +13,10 @@
 
 namespace tidepool::api {
 
+// GPU feature discovery's labels of a Node's GPUs (NodeGpuGres reads them).
+inline constexpr char kGpuCountLabel[] = "nvidia.com/gpu.count";
+inline constexpr char kGpuProductLabel[] = "nvidia.com/gpu.product";
+
 struct GresSpec {
   std::string name;
   std::string type;  // "" when untyped

@@ -9,15 +9,12 @@
 #include <vector>
 
 #include "google/protobuf/repeated_ptr_field.h"
+#include "tidepool/gres.h"
 #include "tidepool/node_label_keys.h"
 #include "tidepool/v1/node_set.pb.h"
 #include "tidepool/v1/slurm_cluster.pb.h"
 
 namespace tidepool::api {
-
-// GPU feature discovery's labels of a Node's GPUs (NodeGpuGres reads them).
-inline constexpr char kGpuCountLabel[] = "nvidia.com/gpu.count";
-inline constexpr char kGpuProductLabel[] = "nvidia.com/gpu.product";
 
 // The label levels of a tree topology, top level first: the cluster's, else CoreWeave's
 // InfiniBand fabric, superpod and leaf group.
@@ -26,8 +23,8 @@ std::vector<std::string> TopologyTreeLabels(const tidepool::v1::TopologySpec& sp
 std::string TopologyBlockLabel(const tidepool::v1::TopologySpec& spec);
 
 // Every label key a render of `cluster` with `node_sets` may read of a member's Node: the
-// GPU labels, the topology's (tree and block, whichever plugin is set) and each NodeSet's
-// feature labels.
+// GPU labels (gres.h), the topology's tree levels and block label (whatever the plugin: a
+// few keys more than a render reads, never fewer) and each NodeSet's feature labels.
 LabelKeys RenderLabelKeys(
     const tidepool::v1::SlurmCluster& cluster,
     const google::protobuf::RepeatedPtrField<tidepool::v1::NodeSet>& node_sets);
